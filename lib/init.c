@@ -1,0 +1,50 @@
+// init.c: PyTorch's uniform initialisation, to the float32 bit.
+#include "init.h"
+
+#include <math.h>
+
+float uniform01(RandomSource *rs) {
+    uint32_t r = rs->next_u32(rs->state);
+    // 24 bits fit a float's significand, so the conversion and the scaling
+    // by a power of two are both exact: no rounding happens here.
+    return (float)(r & UINT32_C(0xFFFFFF)) * 0x1p-24f;
+}
+
+// out (n,) = torch.rand(n): uniform_(0, 1), whose fmaf(x, 1, 0) is x itself.
+void rand_fill(float *out, int n, RandomSource *rs) {
+    for (int i = 0; i < n; i++) out[i] = uniform01(rs);
+}
+
+// out (n,) = U(from, to) as uniform_: one rounding per value, fmaf(x, to - from, from)
+void uniform_fill(float *out, int n, double from, double to, RandomSource *rs) {
+    // uniform_kernel casts the double bounds to the tensor's dtype first.
+    float f = (float)from;
+    float t = (float)to;
+    // to - from in float, as the kernel computes it (one rounding, if any).
+    float range = t - f;
+    for (int i = 0; i < n; i++) {
+        float x = uniform01(rs);
+        // The FMA build's one rounding. The two-rounding x * range + f differs
+        // for about 1 value in 6 of nn.Linear's weights, near 0 by many ulps
+        // (the product's rounding error is on the scale of the bound, not of
+        // the small result). We build with -ffp-contract=off, so the fusion
+        // is written out.
+        out[i] = fmaf(x, range, f);
+    }
+}
+
+double kaiming_uniform_bound(int fan_in) {
+    if (fan_in <= 0) return 0.0;
+    // The same double operations, in the same order, as torch.nn.init:
+    // calculate_gain('leaky_relu', a) = sqrt(2 / (1 + a ** 2)),
+    // std = gain / sqrt(fan), bound = sqrt(3) * std.
+    double a = sqrt(5.0);
+    double gain = sqrt(2.0 / (1.0 + pow(a, 2.0)));  // Python's a ** 2 is C pow
+    double std = gain / sqrt((double)fan_in);
+    return sqrt(3.0) * std;
+}
+
+double linear_bias_bound(int fan_in) {
+    // reset_parameters: bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+    return fan_in > 0 ? 1.0 / sqrt((double)fan_in) : 0.0;
+}

@@ -1,0 +1,33 @@
+// init.h: the distributions PyTorch's initialisation draws from, over any
+// RandomSource (random_source.h). With a TorchGenerator source they give
+// PyTorch 1.13's CPU float32 bits (torch-cpu-numerics.md sections 2 and 3;
+// ATen's uniform_real in ATen/core/TransformationHelper.h and uniform_kernel
+// in ATen/native/cpu/DistributionTemplates.h); with PCG32 they give the same
+// distributions from the library's own stream.
+#ifndef LITATTN_INIT_H
+#define LITATTN_INIT_H
+
+#include "random_source.h"
+
+// One draw r -> (r & 0xFFFFFF) * 2^-24: the LOW 24 bits (float's 24-bit
+// significand), exact in float, in [0, 1 - 2^-24].
+float uniform01(RandomSource *rs);
+
+// torch.rand: out (n,) gets one draw per element in memory (row-major) order.
+void rand_fill(float *out, int n, RandomSource *rs);
+
+// Tensor.uniform_(from, to): out (n,), one draw per element in order.
+// from and to are cast to float first; each value is fmaf(x, to - from, from)
+// with x = uniform01: PyTorch's x86 build compiles x * (to - from) + from
+// with -mfma and GCC contracts it into one fused multiply-add.
+void uniform_fill(float *out, int n, double from, double to, RandomSource *rs);
+
+// torch.nn.init.kaiming_uniform_(w, a=sqrt(5)) bound for fan_in = in_features,
+// in double as torch.nn.init computes it: equal to 1/sqrt(fan_in) in value but
+// not always in the last bit. 0 for fan_in <= 0 (torch draws nothing then).
+double kaiming_uniform_bound(int fan_in);
+
+// nn.Linear's bias bound: 1/sqrt(fan_in), 0 if fan_in == 0.
+double linear_bias_bound(int fan_in);
+
+#endif

@@ -1,0 +1,222 @@
+// kernels.c: the arithmetic of kernels.h, each kernel copying the order of
+// float operations of the PyTorch 1.13 CPU code path it stands for (Debian's
+// build: reference netlib BLAS 3.11, AVX2 kernels, SLEEF 3.5.1). Every kernel
+// was compared with torch on random inputs of sizes 1..70 (and larger) and
+// gives the same bits; see tests/test_kernels.c for the fixture-driven check.
+//
+// Build with -ffp-contract=off: netlib BLAS and the vector kernels copied
+// here round every product before adding it, and GCC would otherwise fuse
+// some of them on an FMA target. The one fused step PyTorch does take (inside
+// SLEEF's exp) is written out as fmaf in sleef_expf.c.
+#include "kernels.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sleef_expf.h"
+
+// AVX2 Vectorized<float> holds 8 lanes; the reductions below work lane-wise.
+#define LANES 8
+
+// a (M, K) @ b (K, N) -> out (M, N): out[m][n] = sum_k a[m][k] * b[k][n]
+// torch.mm/@ -> cpublas::gemm -> netlib sgemm, column-major C^T = B^T A^T,
+// case 'N','N': C is zeroed (beta = 0), then for each k in order
+// C += (alpha * A^T[k][m]) * B^T... i.e. s = 0; s += a[m][k] * b[k][n],
+// product rounded, then added (netlib is not built with FMA).
+void matmul(float *out, const float *a, const float *b, int M, int K, int N) {
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            float s = 0.0f;
+            for (int k = 0; k < K; k++) s += a[m * K + k] * b[k * N + n];
+            out[m * N + n] = s;
+        }
+    }
+}
+
+// x (M, K) @ w^T, w (N, K), + bias (N) or NULL -> out (M, N)
+// out[m][n] = (sum_k x[m][k] * w[n][k]) + bias[n]
+// nn.Linear -> F.linear -> addmm(bias, x, w.t()) (or mm without bias). w.t()
+// reaches sgemm as case 'T','N', whose inner loop is a dot product:
+// temp = 0; temp += x[m][k] * w[n][k] in k order; then C = alpha*temp +
+// beta*C with C preloaded with the bias, so the bias is added LAST, once.
+// The same case serves queries @ keys.T (keys.T is w.t() for w = keys).
+void matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K,
+                    int N) {
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            float s = 0.0f;
+            for (int k = 0; k < K; k++) s += x[m * K + k] * w[n * K + k];
+            out[m * N + n] = bias ? s + bias[n] : s;
+        }
+    }
+}
+
+// a (M, N) -> out (N, M): out[n][m] = a[m][n]; no arithmetic
+void transpose(float *out, const float *a, int M, int N) {
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) out[n * M + m] = a[m * N + n];
+    }
+}
+
+// a (n,) . b (n,) -> sum_i a[i] * b[i]
+// torch.dot -> netlib sdot: unrolled by 5, but each line adds its products
+// to the running sum left to right, so the order is plain: 0 + p0 + p1 + ...
+float dot(const float *a, const float *b, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+// x (rows, cols) of accumulators, rows of `cols` lanes, summed row by row into
+// cols accumulators: SumKernel.cpp's multi_row_sum. It is a cascade: rows are
+// summed in blocks of 2^p (p = max(4, ceil(log2(rows)) / 4)) into level 0,
+// each full block is carried into level 1, every 2^p blocks of level 1 into
+// level 2, and so on (4 levels), so only sums of similar size meet.
+// `load(row, col)` is x[row * row_stride + col * col_stride] summed over
+// `width` adjacent floats: callers pass width 1, or LANES for a vector lane.
+static void multi_row_sum(float *out, const float *x, long rows, int cols, long row_stride,
+                          long col_stride) {
+    enum { LEVELS = 4, MAX_COLS = 4 };
+    long ceil_log2 = 1;
+    if (rows > 2) {
+        ceil_log2 = 0;
+        while ((1L << ceil_log2) < rows) ceil_log2++;
+    }
+    const long power = ceil_log2 / LEVELS > 4 ? ceil_log2 / LEVELS : 4;
+    const long step = 1L << power, mask = step - 1;
+    float acc[LEVELS][MAX_COLS] = {{0.0f}};
+
+    long i = 0;
+    while (i + step <= rows) {
+        for (long j = 0; j < step; j++, i++) {
+            for (int k = 0; k < cols; k++) acc[0][k] += x[i * row_stride + k * col_stride];
+        }
+        for (int j = 1; j < LEVELS; j++) {
+            for (int k = 0; k < cols; k++) {
+                acc[j][k] += acc[j - 1][k];
+                acc[j - 1][k] = 0.0f;
+            }
+            if ((i & (mask << (j * power))) != 0) break;
+        }
+    }
+    for (; i < rows; i++) {
+        for (int k = 0; k < cols; k++) acc[0][k] += x[i * row_stride + k * col_stride];
+    }
+    for (int j = 1; j < LEVELS; j++) {
+        for (int k = 0; k < cols; k++) acc[0][k] += acc[j][k];
+    }
+    for (int k = 0; k < cols; k++) out[k] = acc[0][k];
+}
+
+// x: `rows` items `stride` floats apart -> their sum: SumKernel.cpp's row_sum
+// (ilp_factor 4). Items 4i..4i+3 go to four cascaded accumulators, the
+// leftover items are added to accumulator 0, then acc0 += acc1, += acc2,
+// += acc3. Used on single floats and (with stride LANES) on vector lanes.
+static float row_sum(const float *x, long rows, long stride) {
+    float part[4];
+    const long rows4 = rows / 4;
+    multi_row_sum(part, x, rows4, 4, 4 * stride, stride);
+    for (long i = rows4 * 4; i < rows; i++) part[0] += x[i * stride];
+    return ((part[0] + part[1]) + part[2]) + part[3];
+}
+
+// x (n,) -> sum_i x[i]
+// Tensor.sum() and sum(dim=-1) on contiguous float rows -> cascade_sum
+// (SumKernel.cpp), which is NOT a left-to-right loop:
+// - n < 8 (shorter than one AVX2 vector): the scalar row_sum above, so for
+//   n = 6: ((((x0 + x4) + x5) + x1) + x2) + x3;
+// - n >= 8 (vectorized_inner_sum): lane l sums x[8v + l] over the n/8 whole
+//   vectors with row_sum; then a scalar starts at 0, adds the tail
+//   x[8(n/8)..n-1] in order, then lanes 0..7 in order.
+// The result is finally added to the zero-filled output: 0 + s.
+// (Sums above 32768 floats would split across threads if torch had more
+// than one; the torch measured here runs one.)
+float sum(const float *x, int n) {
+    if (n < LANES) return 0.0f + row_sum(x, n, 1);
+    const int nvec = n / LANES;
+    float s = 0.0f;
+    for (int i = nvec * LANES; i < n; i++) s += x[i];
+    for (int l = 0; l < LANES; l++) s += row_sum(x + l, nvec, LANES);
+    return 0.0f + s;
+}
+
+// x (n,) / s -> out (n,): out[i] = x[i] / s
+// div_true_kernel: a true IEEE division per element (vdivps), not a multiply
+// by 1/s; a Python float divisor is first rounded to float32 (the 0-d
+// "wrapped number" is cast to the tensor's dtype), so pass (float)s.
+void div_scalar(float *out, const float *x, float s, int n) {
+    for (int i = 0; i < n; i++) out[i] = x[i] / s;
+}
+
+// x (n,) * s -> out (n,): out[i] = x[i] * s (mul_kernel, one rounding)
+void mul_scalar(float *out, const float *x, float s, int n) {
+    for (int i = 0; i < n; i++) out[i] = x[i] * s;
+}
+
+// x (n,) -> out (n,): out[i] = e^x[i]
+// torch.exp -> vml::vexp -> vec::map -> Sleef_expf8_u10 on every element,
+// the tail included (it is loaded into a padded vector), hence sleef_expf.
+void exp_elementwise(float *out, const float *x, int n) {
+    for (int i = 0; i < n; i++) out[i] = sleef_expf(x[i]);
+}
+
+// out (n,) += w * x (n,): out[i] = out[i] + round(w * x[i])
+// `context_vec += attn_weights[i] * x_i` is two tensor ops: mul makes a new
+// tensor (product rounded), then add_ (alpha 1: fmadd(b, 1, a) is a plain
+// rounded add). Two roundings, never one fused step.
+void add_scaled(float *out, float w, const float *x, int n) {
+    for (int i = 0; i < n; i++) {
+        const float p = w * x[i];
+        out[i] = out[i] + p;
+    }
+}
+
+// vec::maximum on one lane: _mm256_max_ps(a, b) (b unless a > b), OR-ed with
+// the unordered mask, so any NaN operand gives the all-ones NaN.
+static float vec_max(float a, float b) {
+    if (isnan(a) || isnan(b)) {
+        const uint32_t ones = 0xffffffffu;
+        float nan;
+        memcpy(&nan, &ones, sizeof nan);
+        return nan;
+    }
+    return a > b ? a : b;
+}
+
+static float vec_add(float a, float b) { return a + b; }
+
+// x (n,) -> op over all values: vec::reduce_all (functional_base.h, AVX2).
+// n < 8: lane 0 only, left to right: ((x0 op x1) op x2) ...
+// n >= 8: lane l folds x[l], x[l+8], ... (the partial tail vector only
+// touches its first lanes), then VecReduceAllSIMD's shuffle tree:
+// ((a0 op a4) op (a2 op a6)) op ((a1 op a5) op (a3 op a7)).
+static float reduce_all(float (*op)(float, float), const float *x, int n) {
+    if (n < LANES) {
+        float acc = x[0];
+        for (int i = 1; i < n; i++) acc = op(acc, x[i]);
+        return acc;
+    }
+    float a[LANES];
+    for (int l = 0; l < LANES; l++) a[l] = x[l];
+    for (int d = LANES; d < n; d += LANES) {
+        for (int l = 0; l < LANES && d + l < n; l++) a[l] = op(a[l], x[d + l]);
+    }
+    for (int l = 0; l < 4; l++) a[l] = op(a[l], a[l + 4]);
+    a[0] = op(a[0], a[2]);
+    a[1] = op(a[1], a[3]);
+    return op(a[0], a[1]);
+}
+
+// x (n,) -> out (n,): out[j] = e^(x[j] - max) * (1 / sum_k e^(x[k] - max))
+// torch.softmax(dim=-1) -> _vec_softmax_lastdim (SoftMaxKernel.cpp): max by
+// reduce_all with vec::maximum, exp(x - max) by vec::map (SLEEF), the sum by
+// reduce_all with +, then ONE division 1/sum and a multiply per element.
+// Extremes follow from the same steps: a +inf or NaN makes the whole row NaN
+// (inf - inf), -inf entries give 0, an all -inf row is NaN.
+void softmax_row(float *out, const float *x, int n) {
+    const float max = reduce_all(vec_max, x, n);
+    for (int j = 0; j < n; j++) out[j] = sleef_expf(x[j] - max);
+    const float inv = 1.0f / reduce_all(vec_add, out, n);
+    for (int j = 0; j < n; j++) out[j] = out[j] * inv;
+}

@@ -1,0 +1,29 @@
+// kernels.h: the arithmetic, on flat row-major float arrays, written to give
+// the same float32 bits as PyTorch 1.13's CPU build (AVX2 kernels, reference
+// BLAS). See ../shared/reference/torch-cpu-numerics.md and the comment above
+// each kernel for the order of operations it copies.
+#ifndef LITATTN_KERNELS_H
+#define LITATTN_KERNELS_H
+
+// a (M, K) @ b (K, N) -> out (M, N)
+void matmul(float *out, const float *a, const float *b, int M, int K, int N);
+// x (M, K) @ w^T, w (N, K), plus bias (N) or NULL -> out (M, N): nn.Linear's forward
+void matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N);
+// a (M, N) -> out (N, M)
+void transpose(float *out, const float *a, int M, int N);
+// a (n,) . b (n,) -> scalar: torch.dot
+float dot(const float *a, const float *b, int n);
+// x (n,) -> sum: Tensor.sum() over n contiguous values
+float sum(const float *x, int n);
+// x (n,) / s -> out (n,): tensor divided by a scalar (0-d tensor or Python float)
+void div_scalar(float *out, const float *x, float s, int n);
+// x (n,) * s -> out (n,)
+void mul_scalar(float *out, const float *x, float s, int n);
+// exp(x) elementwise -> out (n,): torch.exp
+void exp_elementwise(float *out, const float *x, int n);
+// out (n,) += w * x (n,): `context_vec += attn_weights[i] * x_i`, two roundings
+void add_scaled(float *out, float w, const float *x, int n);
+// softmax over one row x (n,) -> out (n,): torch.softmax(dim=-1)
+void softmax_row(float *out, const float *x, int n);
+
+#endif

@@ -1,0 +1,121 @@
+// harness.c: spawning chapters for the test drivers.
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+static void buf_add(Buf *b, const char *src, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            fprintf(stderr, "harness: out of memory\n");
+            exit(1);
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+int run_program(char *const argv[], RunResult *res) {
+    int out_pipe[2], err_pipe[2];
+    memset(res, 0, sizeof *res);
+    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(err_pipe[1], STDERR_FILENO);
+        close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+        execv(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    // Read both pipes as they fill, so neither can block the child.
+    Buf out = {0}, err = {0};
+    buf_add(&out, "", 0);
+    buf_add(&err, "", 0);
+    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char chunk[8192];
+            ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
+            if (n > 0) {
+                buf_add(i == 0 ? &out : &err, chunk, (size_t)n);
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    res->out = out.data;
+    res->err = err.data;
+    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return 1;
+}
+
+void run_result_free(RunResult *res) {
+    free(res->out);
+    free(res->err);
+    res->out = res->err = NULL;
+}
+
+int fixture_seed_args(const char *path, const char *group, char *seed, size_t seed_len, char *skip,
+                      size_t skip_len) {
+    char err[FIXTURE_ERR_LEN];
+    Fixture *fx = fixture_open(path, group, err);
+    if (!fx) {
+        fprintf(stderr, "%s\n", err);
+        return 0;
+    }
+    long long k = 0;
+    int ok = fixture_attr_string(fx, "seed", seed, seed_len, err) &&
+             (!fixture_has_attr(fx, "skip") || fixture_attr_int(fx, "skip", &k, err));
+    if (!ok) fprintf(stderr, "%s\n", err);
+    snprintf(skip, skip_len, "%lld", k);
+    fixture_close(fx);
+    return ok;
+}
+
+void temp_path(char *buf, size_t len, const char *tag) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, len, "%s/litattn-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
+    int fd = mkstemp(buf);
+    if (fd < 0) {
+        fprintf(stderr, "cannot create a scratch file %s: %s\n", buf, strerror(errno));
+        exit(1);
+    }
+    close(fd);
+}

@@ -1,0 +1,69 @@
+// test_cli: the chapters' command line, case by case.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int failures;
+
+// Parses `args` (space-separated) and checks the outcome; `want_err` is a
+// fragment the error must contain, or NULL when parsing must succeed.
+static void expect(int allow_seed, const char *args, const char *want_err) {
+    char copy[256], err[256] = "";
+    char *argv[16] = {"chapter"};
+    int argc = 1;
+    snprintf(copy, sizeof copy, "%s", args);
+    for (char *tok = strtok(copy, " "); tok && argc < 15; tok = strtok(NULL, " ")) argv[argc++] = tok;
+    argv[argc] = NULL;
+    Options opt;
+    int rc = cli_parse(argc, argv, allow_seed, &opt, err, sizeof err);
+    int ok = want_err ? (rc == CLI_USAGE && strstr(err, want_err) != NULL) : rc == CLI_OK;
+    printf("%s cli_parse(%s)%s%s\n", ok ? "ok  " : "FAIL", args, *err ? ": " : "", err);
+    failures += !ok;
+}
+
+static void test_accepts(void) {
+    expect(1, "", NULL);
+    expect(1, "--fixture f.h5", NULL);
+    expect(1, "--fixture=f.h5 --group g --dump d.h5", NULL);
+    expect(1, "--seed 123", NULL);
+    expect(1, "--seed -1 --skip 18", NULL);
+    expect(1, "--seed 18446744073709551615", NULL);
+    expect(1, "--seed -9223372036854775808", NULL);
+    expect(0, "--help", NULL);
+}
+
+static void test_rejects(void) {
+    expect(1, "--bogus", "unknown option '--bogus'");
+    expect(1, "stray", "unexpected argument 'stray'");
+    expect(1, "--fixture", "--fixture needs a value");
+    expect(1, "--fixture=", "needs a non-empty value");
+    expect(1, "--seed abc", "--seed: expected an integer");
+    expect(1, "--seed 12a", "--seed: expected an integer");
+    expect(1, "--seed 18446744073709551616", "--seed: expected an integer");
+    expect(1, "--seed -9223372036854775809", "--seed: expected an integer");
+    expect(1, "--skip 3", "--skip only means something with --seed");
+    expect(1, "--seed 1 --skip -3", "--skip: expected a count");
+    expect(1, "--group g", "--group needs --fixture");
+    expect(0, "--seed 123", "this chapter draws no weights");
+}
+
+static void test_values(void) {
+    Options opt;
+    char err[256];
+    char *argv[] = {"chapter", "--seed", "-1", "--skip", "18", NULL};
+    int rc = cli_parse(5, argv, 1, &opt, err, sizeof err);
+    // manual_seed(-1) seeds with 2^64 - 1 (reference section 1).
+    int ok = rc == CLI_OK && opt.seed_value == UINT64_MAX && opt.skip == 18;
+    printf("%s --seed -1 --skip 18 -> seed %llu, skip %lld\n", ok ? "ok  " : "FAIL",
+           (unsigned long long)opt.seed_value, opt.skip);
+    failures += !ok;
+}
+
+int main(void) {
+    test_accepts();
+    test_rejects();
+    test_values();
+    printf("%s\n", failures ? "FAILED" : "all command lines parsed as expected");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,216 @@
+// test_fixture_reader: the fixture reader's answers to good and bad files.
+//
+// Each case writes a small HDF5 file with the plain HDF5 API, then checks
+// that the reader either reads it right or refuses it with one line naming
+// the file, the dataset and what was expected versus found.
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "harness.h"
+
+static int failures;
+static char dir[512];
+
+static void report(int ok, const char *what, const char *detail) {
+    printf("%s %-40s %s\n", ok ? "ok  " : "FAIL", what, detail);
+    failures += !ok;
+}
+
+// --- writing test files ---------------------------------------------------
+
+static void path_in_dir(char *buf, size_t len, const char *name) { snprintf(buf, len, "%s/%s", dir, name); }
+
+static void write_dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data) {
+    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
+    hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (data) H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Dclose(ds);
+    H5Sclose(space);
+}
+
+static void write_string_attr(hid_t loc, const char *name, const char *value, int variable) {
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, variable ? H5T_VARIABLE : strlen(value));
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, variable ? (const void *)&value : (const void *)value);
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+}
+
+// A fixture with inputs (2, 3) float32, W (3, 2) float64, counts (2,) int32,
+// bad (2,) float32 holding a NaN, empty (0, 3), huge (2^20, 2^20) declared
+// only (chunked, nothing stored), scalar (), a group "grp", and attributes.
+static void write_sample(const char *path) {
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    float inputs[6] = {0.43f, 0.15f, 0.89f, 0.55f, 0.87f, 0.66f};
+    double w[6] = {1, 2, 3, 4, 5, 6};
+    int counts[2] = {1, 2};
+    float bad[2] = {1.0f, NAN}, scalar = 1.8524f;
+    hsize_t d23[2] = {2, 3}, d32[2] = {3, 2}, d2[1] = {2}, d03[2] = {0, 3};
+    write_dataset(f, "inputs", H5T_NATIVE_FLOAT, 2, d23, inputs);
+    write_dataset(f, "W", H5T_NATIVE_DOUBLE, 2, d32, w);
+    write_dataset(f, "counts", H5T_NATIVE_INT, 1, d2, counts);
+    write_dataset(f, "bad", H5T_NATIVE_FLOAT, 1, d2, bad);
+    write_dataset(f, "empty", H5T_NATIVE_FLOAT, 2, d03, NULL);
+    write_dataset(f, "scalar", H5T_NATIVE_FLOAT, 0, NULL, &scalar);
+    hsize_t huge[2] = {1u << 20, 1u << 20}, chunk[2] = {64, 64};
+    hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(plist, 2, chunk);
+    hid_t space = H5Screate_simple(2, huge, NULL);
+    H5Dclose(H5Dcreate2(f, "huge", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, plist, H5P_DEFAULT));
+    H5Sclose(space);
+    H5Pclose(plist);
+    hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    write_dataset(g, "inputs", H5T_NATIVE_FLOAT, 2, d23, inputs);
+    write_string_attr(g, "chapter", "in a group", 1);
+    H5Gclose(g);
+    write_string_attr(f, "chapter", "ch03_4_2_self_attention_v2", 1);
+    write_string_attr(f, "fixed", "fixed length", 0);
+    long long d_out = 2;
+    hid_t aspace = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(f, "d_out", H5T_NATIVE_LLONG, aspace, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, H5T_NATIVE_LLONG, &d_out);
+    H5Aclose(attr);
+    H5Sclose(aspace);
+    H5Fclose(f);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
+// --- checks ---------------------------------------------------------------
+
+// err must hold every fragment (NULL-terminated list).
+static int has_all(const char *err, const char *const *fragments) {
+    for (; *fragments; fragments++)
+        if (!strstr(err, *fragments)) return 0;
+    return !strchr(err, '\n');
+}
+
+static void expect_open_error(const char *what, const char *path, const char *fragment) {
+    char err[FIXTURE_ERR_LEN] = "";
+    Fixture *fx = fixture_open(path, NULL, err);
+    const char *want[] = {path, "expected", fragment, NULL};
+    const char *want_os[] = {path, fragment, NULL};  // system errors use the system's words
+    report(!fx && (has_all(err, want) || has_all(err, want_os)), what, err);
+    fixture_close(fx);
+}
+
+static void expect_read_error(Fixture *fx, const char *what, const char *name, Shape shape, int finite,
+                              const char *fragment) {
+    char err[FIXTURE_ERR_LEN] = "";
+    Tensor t;
+    int ok = finite ? fixture_read_finite(fx, name, shape, &t, err) : fixture_read(fx, name, shape, &t, err);
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "'%s'", name);
+    const char *want[] = {fixture_path(fx), quoted, "expected", "found", fragment, NULL};
+    report(!ok && has_all(err, want), what, err);
+}
+
+static void test_file_errors(void) {
+    char path[600];
+    path_in_dir(path, sizeof path, "missing.h5");
+    expect_open_error("a missing file", path, "No such file");
+    expect_open_error("a directory", dir, "found a directory");
+    path_in_dir(path, sizeof path, "empty.h5");
+    write_text(path, "");
+    expect_open_error("a zero-byte file", path, "empty file");
+    path_in_dir(path, sizeof path, "text.h5");
+    write_text(path, "tensor([0.4306, 1.4551])\n");
+    expect_open_error("a text file", path, "without an HDF5 signature");
+}
+
+static void test_dataset_errors(Fixture *fx) {
+    Shape m23 = {2, {2, 3}}, any2 = {2, {SHAPE_ANY, SHAPE_ANY}};
+    expect_read_error(fx, "a missing dataset", "W_query", m23, 0, "no such dataset");
+    expect_read_error(fx, "a group in place of a dataset", "grp", m23, 0, "not a dataset");
+    expect_read_error(fx, "a float64 dataset", "W", (Shape){2, {3, 2}}, 0, "found float64 (3, 2)");
+    expect_read_error(fx, "an int32 dataset", "counts", (Shape){1, {2}}, 0, "found int32 (2,)");
+    expect_read_error(fx, "the wrong rank", "inputs", (Shape){1, {6}}, 0, "expected float32 (6,), found float32 (2, 3)");
+    expect_read_error(fx, "the wrong size on axis 0", "inputs", (Shape){2, {6, 3}}, 0, "found float32 (2, 3)");
+    expect_read_error(fx, "the wrong size on axis 1", "inputs", (Shape){2, {2, 2}}, 0, "found float32 (2, 3)");
+    expect_read_error(fx, "an empty dataset", "empty", any2, 0, "empty dataset (0, 3)");
+    expect_read_error(fx, "a dataset too large for memory", "huge", any2, 0, "(1048576, 1048576)");
+    expect_read_error(fx, "a NaN among the inputs", "bad", (Shape){1, {2}}, 1, "found nan at flat index 1");
+}
+
+static void test_attribute_errors(Fixture *fx) {
+    char err[FIXTURE_ERR_LEN] = "", buf[64];
+    long long v;
+    int ok = !fixture_attr_string(fx, "seed", buf, sizeof buf, err) && strstr(err, "'seed'") &&
+             strstr(err, "no such attribute");
+    report(ok, "a missing attribute", err);
+    ok = !fixture_attr_int(fx, "chapter", &v, err) && strstr(err, "expected a single integer, found string");
+    report(ok, "a string where an integer belongs", err);
+    ok = !fixture_attr_string(fx, "d_out", buf, sizeof buf, err) && strstr(err, "expected a single string, found int64");
+    report(ok, "an integer where a string belongs", err);
+}
+
+static void test_reads(Fixture *fx) {
+    char err[FIXTURE_ERR_LEN] = "", buf[64];
+    Tensor t;
+    int ok = fixture_read_finite(fx, "inputs", (Shape){2, {SHAPE_ANY, 3}}, &t, err) && t.rows == 2 &&
+             t.cols == 3 && t.data[4] == 0.87f;
+    report(ok, "a float32 (2, 3) dataset", ok ? "read" : err);
+    ok = fixture_read(fx, "scalar", (Shape){0, {0, 0}}, &t, err) && t.ndim == 0 && t.data[0] == 1.8524f;
+    report(ok, "a scalar dataset", ok ? "read" : err);
+    ok = fixture_attr_string(fx, "chapter", buf, sizeof buf, err) && !strcmp(buf, "ch03_4_2_self_attention_v2");
+    report(ok, "a variable-length string attribute", ok ? buf : err);
+    ok = fixture_attr_string(fx, "fixed", buf, sizeof buf, err) && !strcmp(buf, "fixed length");
+    report(ok, "a fixed-length string attribute", ok ? buf : err);
+    long long d_out = 0;
+    ok = fixture_attr_int(fx, "d_out", &d_out, err) && d_out == 2;
+    report(ok, "an integer attribute", ok ? "2" : err);
+}
+
+static void test_group(const char *path) {
+    char err[FIXTURE_ERR_LEN] = "", buf[64];
+    Fixture *g = fixture_open(path, "grp", err);
+    int ok = g && fixture_attr_string(g, "chapter", buf, sizeof buf, err) && !strcmp(buf, "in a group");
+    report(ok, "a group's attribute", ok ? buf : err);
+    fixture_close(g);
+    g = fixture_open(path, "nope", err);
+    report(!g && strstr(err, "expected a group 'nope'"), "a missing group", err);
+    fixture_close(g);
+}
+
+int main(void) {
+    temp_path(dir, sizeof dir, "reader");
+    unlink(dir);
+    if (mkdir(dir, 0700) != 0) {
+        perror(dir);
+        return 1;
+    }
+    test_file_errors();
+    char path[600], err[FIXTURE_ERR_LEN];
+    path_in_dir(path, sizeof path, "sample.h5");
+    write_sample(path);
+    Fixture *fx = fixture_open(path, NULL, err);
+    report(fx != NULL, "a good file opens", fx ? path : err);
+    if (fx) {
+        test_dataset_errors(fx);
+        test_attribute_errors(fx);
+        test_reads(fx);
+        fixture_close(fx);
+    }
+    test_group(path);
+    const char *names[] = {"sample.h5", "empty.h5", "text.h5"};
+    for (int i = 0; i < 3; i++) {
+        path_in_dir(path, sizeof path, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    tensor_release_all();
+    printf("%s\n", failures ? "FAILED" : "every bad file refused with one clear line");
+    return failures ? 1 : 0;
+}
