@@ -52,6 +52,19 @@ int main(int argc, char **argv) {
     KEEP(attn_weights_2);
     keep("attn_weights_2.sum()", torch_sum(attn_weights_2));
 
+    // Book: softmax is "better at handling extreme values". Scaled up, the
+    // scores overflow exp() in float32 (beyond about 88.7): the naive softmax
+    // divides inf by inf, while torch.softmax subtracts the row's maximum first.
+    cell("scaled_scores_2 = attn_scores_2 * 100; softmax_naive(scaled_scores_2), torch.softmax(scaled_scores_2, dim=0)");
+    Tensor scaled_scores_2 = torch_mul(attn_scores_2, 100.0f);
+    Tensor exp_scaled = torch_exp(scaled_scores_2);
+    Tensor naive_scaled = torch_div(exp_scaled, tensor_item(torch_sum(exp_scaled)));
+    Tensor softmax_scaled = torch_softmax(scaled_scores_2, 0);
+    show("(%T, %T)\n", naive_scaled, softmax_scaled);
+    KEEP(scaled_scores_2);
+    keep("softmax_naive(scaled_scores_2)", naive_scaled);
+    keep("torch.softmax(scaled_scores_2, dim=0)", softmax_scaled);
+
     // In [10]: context_vec_2 += attn_weights_2[i] * x_i
     cell("context_vec_2 = torch.zeros(query.shape); context_vec_2 += attn_weights_2[i] * x_i for each i");
     Tensor context_vec_2 = tensor_vector(query.cols);

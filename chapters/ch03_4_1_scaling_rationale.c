@@ -1,7 +1,7 @@
 // §3.4.1, box "The rationale behind scaled-dot product attention"
 // ("why divide by sqrt(dimension)")
 //
-// Read beside transcript 003, cells In [15] and In [16].
+// Read beside transcript 004, cells In [15] and In [16].
 //
 // Reason 1: softmax of large scores becomes "peaky". Reason 2: the variance of
 // q . k grows with the dimension, and dividing by sqrt(dim) brings it back to

@@ -1,7 +1,7 @@
 // §3.4.1 Computing the attention weights step by step
 //
-// Read beside transcript 003 (cells In [3] to In [17]; 000, 001 and 002 show
-// the same cells, 001 with seed 42): each `// In [N]:` line below is that
+// Read beside transcript 004 (cells In [3] to In [17]; 000 and 001 show the
+// same cells, 001 with seed 42, and 003 is the book's own text): each `// In [N]:` line below is that
 // notebook cell, and the names are the notebook's.
 #include <math.h>
 

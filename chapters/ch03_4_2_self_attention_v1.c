@@ -1,6 +1,6 @@
 // §3.4.2 Implementing a compact self-attention Python class: SelfAttention_v1
 //
-// Read beside transcript 001 (cells In [69] and In [70], seed 42), 003 (the
+// Read beside transcript 001 (cells In [69] and In [70], seed 42), 004 (the
 // same cells, seed 123) or 000 (In [32], In [33]: built without re-seeding,
 // after the three §3.4.1 matrices, so the stream continues). The class
 // itself is lib/self_attention.c.

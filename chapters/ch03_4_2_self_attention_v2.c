@@ -1,7 +1,7 @@
 // §3.4.2 Implementing a compact self-attention Python class: SelfAttention_v2,
 // and Exercise 3.1 (v1 and v2 agree once v1 holds v2's weights, transposed).
 //
-// Read beside transcript 003 (In [24], seed 789), 000 (In [40], In [41]) or
+// Read beside transcript 004 (In [24], seed 789), 000 (In [40], In [41]) or
 // 001 (In [92], In [95], seed 42). The class itself is lib/self_attention.c.
 #include "chapter.h"
 

@@ -20,10 +20,10 @@
 #define LANES 8
 
 // a (M, K) @ b (K, N) -> out (M, N): out[m][n] = sum_k a[m][k] * b[k][n]
-// torch.mm/@ -> cpublas::gemm -> netlib sgemm, column-major C^T = B^T A^T,
-// case 'N','N': C is zeroed (beta = 0), then for each k in order
-// C += (alpha * A^T[k][m]) * B^T... i.e. s = 0; s += a[m][k] * b[k][n],
-// product rounded, then added (netlib is not built with FMA).
+// torch.mm / @ (and 1-D @ 2-D, which is mm on one row) -> netlib sgemm,
+// case 'N','N': C is zeroed (beta = 0), then for k = 0..K-1 in order
+// C += a[m][k] * b[k][n], each product rounded before the add (netlib is
+// built without FMA). Starting from +0 matters only for the sign of a zero.
 void matmul(float *out, const float *a, const float *b, int M, int K, int N) {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
@@ -68,13 +68,12 @@ float dot(const float *a, const float *b, int n) {
     return s;
 }
 
-// x (rows, cols) of accumulators, rows of `cols` lanes, summed row by row into
-// cols accumulators: SumKernel.cpp's multi_row_sum. It is a cascade: rows are
-// summed in blocks of 2^p (p = max(4, ceil(log2(rows)) / 4)) into level 0,
-// each full block is carried into level 1, every 2^p blocks of level 1 into
-// level 2, and so on (4 levels), so only sums of similar size meet.
-// `load(row, col)` is x[row * row_stride + col * col_stride] summed over
-// `width` adjacent floats: callers pass width 1, or LANES for a vector lane.
+// SumKernel.cpp's multi_row_sum: `rows` rows of `cols` (<= 4) values, value
+// (i, k) at x[i * row_stride + k * col_stride], summed down each column. It
+// is a cascade, so that only sums of similar size meet: rows are added in
+// blocks of 2^p (p = max(4, ceil(log2(rows)) / 4)) into level 0, each full
+// block is carried into level 1, every 2^p carries of level 1 into level 2,
+// and so on over 4 levels; at the end acc0 += acc1, += acc2, += acc3.
 static void multi_row_sum(float *out, const float *x, long rows, int cols, long row_stride,
                           long col_stride) {
     enum { LEVELS = 4, MAX_COLS = 4 };

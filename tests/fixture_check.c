@@ -67,7 +67,7 @@ static void compare_one(const char *name, const char *role, void *ctx) {
     }
     unsigned limit = limit_for(c->opt, name);
     int ok = worst <= limit;
-    printf("%s %s %-28s worst %u ulp", ok ? "ok  " : "FAIL", c->label, name, worst);
+    printf("%s %s %-40s worst %u ulp", ok ? "ok  " : "FAIL", c->label, name, worst);
     if (worst) printf(" at flat index %d (C %.9g, PyTorch %.9g)", at, (double)got.data[at], (double)want.data[at]);
     printf("%s\n", ok ? "" : " > allowed");
     if (!ok) c->failures++;

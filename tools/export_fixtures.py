@@ -247,6 +247,14 @@ def export_simplified_attention(out, inputs):
     out.put("attn_weights_2", attn_weights_2, "output")
     out.put("attn_weights_2.sum()", attn_weights_2.sum(), "output")
 
+    # Book 3.3.1's remark that softmax "handles extreme values better", shown:
+    # scaled up, the scores overflow exp() in float32 (past about 88.7), so the
+    # naive softmax divides inf by inf; torch.softmax subtracts the maximum first.
+    scaled_scores_2 = attn_scores_2 * 100
+    out.put("scaled_scores_2", scaled_scores_2, "output")
+    out.put("softmax_naive(scaled_scores_2)", softmax_naive(scaled_scores_2), "output")
+    out.put("torch.softmax(scaled_scores_2, dim=0)", torch.softmax(scaled_scores_2, dim=0), "output")
+
     # In [10] (001): context_vec_2 += attention_weights_2[i] * x_i
     query = inputs[1]
     context_vec_2 = torch.zeros(query.shape)
@@ -629,9 +637,10 @@ def compare_values(label, a, b):
         nan = np.isnan(fa) | np.isnan(fb)
         ulps = [0 if s else (None if n else abs(int(x) - int(y)))
                 for s, n, x, y in zip(same_bits, nan, ordered_key(fa), ordered_key(fb))]
-        k = next((i for i, u in enumerate(ulps) if u is None), None)
+        differing = [i for i in range(len(ulps)) if not same_bits[i]]
+        k = next((i for i in differing if ulps[i] is None), None)
         if k is None:
-            k = max(range(len(ulps)), key=lambda i: ulps[i])
+            k = max(differing, key=lambda i: ulps[i])
         where = np.unravel_index(k, a.shape) if a.shape else ()
         worst = "NaN vs number" if ulps[k] is None else f"{ulps[k]} ulp"
         return [f"{label}: {int((~same_bits).sum())} of {fa.size} values differ, worst {worst} "

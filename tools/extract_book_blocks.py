@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Extract every tensor the notebook transcripts print, for the print tests.
 
-    /usr/bin/python3 tools/extract_book_blocks.py [BOOK_DIR]
+    /usr/bin/python3 tools/extract_book_blocks.py [BOOK_DIR]          # write tests/book/
+    /usr/bin/python3 tools/extract_book_blocks.py --check [BOOK_DIR]  # compare, exit 1 on a difference
 
 BOOK_DIR defaults to ../shared/book relative to the repository root. Writes
 tests/book/<chapter>.<variant>.txt: for each printed block a header line
@@ -145,8 +146,13 @@ def extract(path):
 
 
 def main(argv):
-    book_dir = argv[0] if argv else os.path.join(REPO_ROOT, "..", "shared", "book")
+    check = "--check" in argv
+    args = [a for a in argv if a != "--check"]
+    book_dir = args[0] if args else os.path.join(REPO_ROOT, "..", "shared", "book")
     out_dir = os.path.join(REPO_ROOT, "tests", "book")
+    if not os.path.isdir(book_dir):
+        print(f"SKIP: no transcripts at {book_dir}")
+        return 77 if check else 1
     names = sorted(n for n in os.listdir(book_dir) if n.endswith(".txt"))
     if not names:
         raise SystemExit(f"extract_book_blocks: no transcripts in {book_dir}")
@@ -165,20 +171,34 @@ def main(argv):
                 continue
             header = f"# {name}:{line} {cell if cell else '-'}"
             per_file.setdefault(key, []).append("\n".join([header] + lines))
-    os.makedirs(out_dir, exist_ok=True)
-    for old in os.listdir(out_dir):  # only this script's own outputs
-        if old.startswith("ch") and old.endswith(".txt"):
-            os.remove(os.path.join(out_dir, old))
-    for (chapter, variant), blocks in sorted(per_file.items()):
-        path = os.path.join(out_dir, f"{chapter}.{variant}.txt")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(blocks) + "\n")
-        print(f"wrote {os.path.relpath(path)}: {len(blocks)} blocks")
+    contents = {f"{c}.{v}.txt": "\n".join(b) + "\n" for (c, v), b in per_file.items()}
+    ours = lambda n: n.startswith("ch") and n.endswith(".txt")  # this script's outputs only
+    stale = 0
+    if check:
+        # Compare with tests/book instead of writing it.
+        present = sorted(n for n in os.listdir(out_dir) if ours(n)) if os.path.isdir(out_dir) else []
+        for n in sorted(set(present) | set(contents)):
+            have = open(os.path.join(out_dir, n), encoding="utf-8").read() if n in present else None
+            if have != contents.get(n):
+                stale += 1
+                print(f"DIFFERS tests/book/{n}: " + ("missing" if have is None else
+                      "not made from the transcripts" if n not in contents else "content differs"))
+    else:
+        os.makedirs(out_dir, exist_ok=True)
+        for old in os.listdir(out_dir):
+            if ours(old):
+                os.remove(os.path.join(out_dir, old))
+        for n, text in sorted(contents.items()):
+            path = os.path.join(out_dir, n)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"wrote {os.path.relpath(path)}: {text.count(chr(10) + '# ') + 1} blocks")
     mapped = sum(len(b) for b in per_file.values())
-    print(f"{total} blocks, {mapped} mapped into {len(per_file)} files, {len(unmapped)} unmapped")
+    print(f"{total} blocks, {mapped} mapped into {len(per_file)} files, {len(unmapped)} unmapped"
+          + (f", {stale} files differ from tests/book" if check else ""))
     for u in unmapped:
         print(f"UNMAPPED {u}")
-    return 1 if unmapped else 0
+    return 1 if unmapped or stale else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The README's first command: install what litattn needs on Debian 12,
+# configure and build it, and run every chapter once.
+#
+#   tools/setup.sh [BUILD_DIR]      (default: build)
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+
+# C: compiler, meson + ninja, HDF5. PyTorch side: torch and h5py for
+# Debian's /usr/bin/python3 (tools/export_fixtures.py and the regen test).
+packages="gcc meson ninja-build pkg-config libhdf5-dev hdf5-tools python3-torch python3-h5py"
+missing=
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $missing
+fi
+
+[ -d "$build" ] || meson setup "$build"
+meson compile -C "$build"
+
+for src in chapters/ch*.c; do
+    name=$(basename "$src" .c)
+    echo "=== $name"
+    "$build/chapters/$name"
+done
