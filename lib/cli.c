@@ -24,7 +24,19 @@ static const char *value_of(int argc, char **argv, int *i, const char *eq, const
     return argv[++*i];
 }
 
+static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
+
 int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
+    int rc = parse_args(argc, argv, allow_seed, opt, err, len);
+    // Errors quote what was typed, and an argument may hold a newline or an
+    // escape sequence: shown as '?', the message stays one plain line.
+    if (rc == CLI_USAGE)
+        for (char *p = err; len && *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
     memset(opt, 0, sizeof *opt);
     const char *skip_text = NULL;
     for (int i = 1; i < argc; i++) {

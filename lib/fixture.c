@@ -33,12 +33,34 @@ static int fail(char *err, const char *fmt, ...) {
 
 static void quiet_hdf5(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
+// What the link `name` in `loc` leads to, for the "found ..." of an error:
+// a name can hold a group, a dataset, a named datatype, or a link to nothing.
+static const char *describe_object(hid_t loc, const char *name) {
+    H5L_info_t link;
+    if (H5Lget_info(loc, name, &link, H5P_DEFAULT) < 0) return "an unreadable link";
+    hid_t obj = H5Oopen(loc, name, H5P_DEFAULT);
+    if (obj < 0) {
+        if (link.type == H5L_TYPE_SOFT) return "a soft link to nothing";
+        if (link.type == H5L_TYPE_EXTERNAL) return "an external link that does not resolve";
+        return "an object HDF5 cannot open";
+    }
+    H5I_type_t kind = H5Iget_type(obj);
+    H5Oclose(obj);
+    switch (kind) {
+    case H5I_GROUP: return "a group";
+    case H5I_DATASET: return "a dataset";
+    case H5I_DATATYPE: return "a named datatype";
+    default: return "an object of another kind";
+    }
+}
+
 Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_LEN]) {
     quiet_hdf5();
     struct stat st;
     // Plain file-system problems first: they deserve the system's words.
     if (stat(path, &st) != 0) {
-        fail(err, "%s: cannot open fixture: %s", path, strerror(errno));
+        fail(err, "%s: expected an HDF5 fixture file, found %s (%s)", path,
+             errno == ENOENT ? "no such file" : "a path that cannot be followed", strerror(errno));
         return NULL;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -47,7 +69,8 @@ Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_
     }
     FILE *probe = fopen(path, "rb");
     if (!probe) {
-        fail(err, "%s: cannot open fixture: %s", path, strerror(errno));
+        fail(err, "%s: expected a readable HDF5 fixture file, found one that cannot be opened (%s)", path,
+             strerror(errno));
         return NULL;
     }
     fclose(probe);
@@ -67,8 +90,13 @@ Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_
     }
     hid_t loc;
     if (group && *group) {
-        if (H5Lexists(file, group, H5P_DEFAULT) <= 0 || (loc = H5Gopen2(file, group, H5P_DEFAULT)) < 0) {
+        if (H5Lexists(file, group, H5P_DEFAULT) <= 0) {
             fail(err, "%s: expected a group '%s', found none", path, group);
+            H5Fclose(file);
+            return NULL;
+        }
+        if ((loc = H5Gopen2(file, group, H5P_DEFAULT)) < 0) {
+            fail(err, "%s: expected a group '%s', found %s", path, group, describe_object(file, group));
             H5Fclose(file);
             return NULL;
         }
@@ -140,9 +168,11 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
         return fail(err, "%s: dataset '%s': expected float32 %s, found no such dataset",
                     fx->label, name, want_s);
     hid_t ds = H5Dopen2(fx->loc, name, H5P_DEFAULT);
-    if (ds < 0)
-        return fail(err, "%s: dataset '%s': expected float32 %s, found an object that is not a dataset",
-                    fx->label, name, want_s);
+    if (ds < 0) {
+        const char *found = describe_object(fx->loc, name);
+        if (!strcmp(found, "a dataset")) found = "a dataset HDF5 cannot open (a corrupt header)";
+        return fail(err, "%s: dataset '%s': expected float32 %s, found %s", fx->label, name, want_s, found);
+    }
     int ok = 0;
     hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
     char type_s[32] = "an unreadable type", have_s[64] = "an unreadable shape";
@@ -155,7 +185,7 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
         for (int i = 0; i < rank; i++) ldims[i] = (long long)dims[i];
     }
     if (rank >= 0) describe_dims(rank, ldims, have_s, sizeof have_s);
-    if (sclass == H5S_NULL) snprintf(have_s, sizeof have_s, "a null dataspace");
+    if (sclass == H5S_NULL) snprintf(have_s, sizeof have_s, "with a null dataspace (no shape)");
 
     // Type, rank and shape are all checked before a single value is read.
     int is_f32 = type >= 0 && H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 4;
@@ -217,7 +247,8 @@ int fixture_has_attr(Fixture *fx, const char *name) { return H5Aexists(fx->loc, 
 // Opens a scalar attribute of the wanted class, or explains why not.
 static hid_t open_attr(Fixture *fx, const char *name, H5T_class_t want, const char *want_s, char *err) {
     if (H5Aexists(fx->loc, name) <= 0) {
-        fail(err, "%s: attribute '%s': expected a %s, found no such attribute", fx->label, name, want_s);
+        fail(err, "%s: attribute '%s': expected %s %s, found no such attribute", fx->label, name,
+             strchr("aeiou", want_s[0]) ? "an" : "a", want_s);
         return -1;
     }
     hid_t attr = H5Aopen(fx->loc, name, H5P_DEFAULT);

@@ -68,31 +68,32 @@ float dot(const float *a, const float *b, int n) {
     return s;
 }
 
-// SumKernel.cpp's multi_row_sum: `rows` rows of `cols` (<= 4) values, value
-// (i, k) at x[i * row_stride + k * col_stride], summed down each column. It
-// is a cascade, so that only sums of similar size meet: rows are added in
-// blocks of 2^p (p = max(4, ceil(log2(rows)) / 4)) into level 0, each full
-// block is carried into level 1, every 2^p carries of level 1 into level 2,
-// and so on over 4 levels; at the end acc0 += acc1, += acc2, += acc3.
-static void multi_row_sum(float *out, const float *x, long rows, int cols, long row_stride,
-                          long col_stride) {
-    enum { LEVELS = 4, MAX_COLS = 4 };
-    long ceil_log2 = 1;
+// SumKernel.cpp's multi_row_sum with 4 columns: value (i, k) is
+// x[i * row_stride + k * col_stride], and each column k is summed over the
+// rows i into out[k]. It is a cascade, so that only sums of similar size
+// meet: rows are added in blocks of 2^p (p = max(4, ceil(log2(rows)) / 4))
+// into level 0, each full block is carried into level 1, every 2^p carries
+// into level 2, and so on over 4 levels; at the end acc0 += acc1, += acc2,
+// += acc3. For fewer than 16 rows this is a plain column-wise loop.
+static void multi_row_sum(float out[4], const float *x, int64_t rows, int64_t row_stride,
+                          int64_t col_stride) {
+    enum { LEVELS = 4 };
+    int64_t ceil_log2 = 1;  // utils::CeilLog2: 1 for rows <= 2
     if (rows > 2) {
         ceil_log2 = 0;
-        while ((1L << ceil_log2) < rows) ceil_log2++;
+        while (((int64_t)1 << ceil_log2) < rows) ceil_log2++;
     }
-    const long power = ceil_log2 / LEVELS > 4 ? ceil_log2 / LEVELS : 4;
-    const long step = 1L << power, mask = step - 1;
-    float acc[LEVELS][MAX_COLS] = {{0.0f}};
+    const int64_t power = ceil_log2 / LEVELS > 4 ? ceil_log2 / LEVELS : 4;
+    const int64_t step = (int64_t)1 << power, mask = step - 1;
+    float acc[LEVELS][4] = {{0.0f}};
 
-    long i = 0;
+    int64_t i = 0;
     while (i + step <= rows) {
-        for (long j = 0; j < step; j++, i++) {
-            for (int k = 0; k < cols; k++) acc[0][k] += x[i * row_stride + k * col_stride];
+        for (int64_t j = 0; j < step; j++, i++) {
+            for (int k = 0; k < 4; k++) acc[0][k] += x[i * row_stride + k * col_stride];
         }
         for (int j = 1; j < LEVELS; j++) {
-            for (int k = 0; k < cols; k++) {
+            for (int k = 0; k < 4; k++) {
                 acc[j][k] += acc[j - 1][k];
                 acc[j - 1][k] = 0.0f;
             }
@@ -100,23 +101,24 @@ static void multi_row_sum(float *out, const float *x, long rows, int cols, long 
         }
     }
     for (; i < rows; i++) {
-        for (int k = 0; k < cols; k++) acc[0][k] += x[i * row_stride + k * col_stride];
+        for (int k = 0; k < 4; k++) acc[0][k] += x[i * row_stride + k * col_stride];
     }
     for (int j = 1; j < LEVELS; j++) {
-        for (int k = 0; k < cols; k++) acc[0][k] += acc[j][k];
+        for (int k = 0; k < 4; k++) acc[0][k] += acc[j][k];
     }
-    for (int k = 0; k < cols; k++) out[k] = acc[0][k];
+    for (int k = 0; k < 4; k++) out[k] = acc[0][k];
 }
 
-// x: `rows` items `stride` floats apart -> their sum: SumKernel.cpp's row_sum
-// (ilp_factor 4). Items 4i..4i+3 go to four cascaded accumulators, the
-// leftover items are added to accumulator 0, then acc0 += acc1, += acc2,
-// += acc3. Used on single floats and (with stride LANES) on vector lanes.
-static float row_sum(const float *x, long rows, long stride) {
+// x: `count` items `stride` floats apart -> their sum: SumKernel.cpp's
+// row_sum (ilp_factor 4). Items 4i..4i+3 feed four cascaded accumulators,
+// the leftover items are added to accumulator 0, then acc0 += acc1, += acc2,
+// += acc3. Used on single floats (stride 1) and on one lane of the 8-float
+// vectors (stride LANES).
+static float row_sum(const float *x, int64_t count, int64_t stride) {
     float part[4];
-    const long rows4 = rows / 4;
-    multi_row_sum(part, x, rows4, 4, 4 * stride, stride);
-    for (long i = rows4 * 4; i < rows; i++) part[0] += x[i * stride];
+    const int64_t rows = count / 4;
+    multi_row_sum(part, x, rows, 4 * stride, stride);
+    for (int64_t i = rows * 4; i < count; i++) part[0] += x[i * stride];
     return ((part[0] + part[1]) + part[2]) + part[3];
 }
 
@@ -214,6 +216,7 @@ static float reduce_all(float (*op)(float, float), const float *x, int n) {
 // Extremes follow from the same steps: a +inf or NaN makes the whole row NaN
 // (inf - inf), -inf entries give 0, an all -inf row is NaN.
 void softmax_row(float *out, const float *x, int n) {
+    if (n <= 0) return;
     const float max = reduce_all(vec_max, x, n);
     for (int j = 0; j < n; j++) out[j] = sleef_expf(x[j] - max);
     const float inv = 1.0f / reduce_all(vec_add, out, n);

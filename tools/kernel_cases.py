@@ -7,7 +7,8 @@ Writes fixtures/kernel_cases.h5: one group per case, holding
            output is always "out", torch's result
   kernel   string attribute: which C kernel the case exercises (see KERNELS)
   M, K, N, n, rows, T, d
-           int64 attributes giving the sizes the kernel is called with
+           int64 attributes: the sizes the kernel is called with
+  bias     int64 attribute of matmul_wt_bias cases: 1 if a "bias" dataset is there
   expr     string attribute: the torch expression that made "out"
 The root attribute "cases" lists the group names, one per line, in order;
 the root also records the torch version, config, BLAS and CPU capability.
@@ -35,7 +36,7 @@ import torch.nn.functional as F
 # The C kernel each "kernel" attribute names, and what the case holds:
 KERNELS = {
     "matmul": "a (M,K) or (K,) @ b (K,N) -> out",
-    "matmul_wt_bias": "x (M,K) @ w (N,K).T [+ bias (N,)] -> out (M,N)",
+    "matmul_wt_bias": "x (M,K) or (K,) @ w (N,K).T [+ bias (N,)] -> out (M,N) or (N,)",
     "transpose": "a (M,N) -> out (N,M)",
     "dot": "a (n,) . b (n,) -> out ()",
     "sum": "x (n,) -> out ()",
@@ -122,8 +123,17 @@ def _matmul_cases():
     book = torch.tensor(BOOK_INPUTS)
     cases.append(_Case("matmul_book_inputs_at_inputs_T", "matmul_wt_bias", "inputs @ inputs.T",
                        {"x": book, "w": book}, book @ book.T, M=6, K=3, N=6, bias=0))
-    cases.append(_Case("matvec_book_inputs_at_x2", "matmul", "inputs @ inputs[1] as x2 @ inputs.T",
-                       {"a": book[1], "b": book.T.contiguous()}, book[1] @ book.T, M=1, K=3, N=6))
+    # attn_scores_2 = inputs @ query: 2-D @ 1-D is torch.mv (sgemv 'T'), a dot
+    # product per row, so the C runs it as query (1,K) @ inputs.T.
+    cases.append(_Case("mv_book_inputs_at_query", "matmul_wt_bias", "inputs @ inputs[1] (2-D @ 1-D)",
+                       {"x": book[1], "w": book}, book @ book[1], M=1, K=3, N=6, bias=0))
+    for i, K in enumerate([1, 2, 3, 7, 8, 9, 17, 33, 70]):
+        N = [6, 1, 9, 2, 17][i % 5]
+        name = f"mv_{N}x{K}"
+        g, kind = _gen(name), KINDS[i % 3]
+        w, x = _draw(g, (N, K), kind), _draw(g, (K,), kind)
+        cases.append(_Case(name, "matmul_wt_bias", "w @ x (2-D @ 1-D)", {"x": x, "w": w}, w @ x,
+                           M=1, K=K, N=N, bias=0))
     for M, N in [(1, 1), (6, 2), (2, 6), (7, 9), (70, 3)]:
         name = f"transpose_{M}x{N}"
         a = _draw(_gen(name), (M, N), "normal")

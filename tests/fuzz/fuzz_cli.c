@@ -87,7 +87,7 @@ static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len
     if (rc == CLI_USAGE) {
         size_t n = strnlen(err, len);
         if (n == len) broken("cli_parse", "error message not NUL-terminated");
-        if (n == 0) broken("cli_parse", "usage error with an empty message");
+        if (n == 0 && len > 1) broken("cli_parse", "usage error with an empty message");
         if (strchr(err, '\n') || strchr(err, '\r')) broken("cli_parse: error message spans lines", err);
     } else {
         if (opt->help != 0 && opt->help != 1) broken("cli_parse", "help is neither 0 nor 1");
@@ -122,13 +122,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char prog[] = "chapter";
     char *argv[MAX_ARGS + 2] = {prog};
     int argc = 1;
-    for (size_t start = 0; argc <= MAX_ARGS;) {
+    // Each piece ends at a NUL or at the end of the input, so "a\0b" and
+    // "a\0b\0" are both {"a", "b"}, and an empty input is no arguments.
+    for (size_t start = 0; start < size && argc <= MAX_ARGS; start += strlen(buf + start) + 1)
         argv[argc++] = buf + start;
-        size_t n = strlen(buf + start);
-        if (start + n >= size) break;
-        start += n + 1;
-    }
-    if (size == 0) argc = 1;  // an empty input is an empty command line
     argv[argc] = NULL;
 
     for (int i = 1; i < argc; i++) {

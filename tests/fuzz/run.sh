@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs both libFuzzer harnesses for SECONDS each, one after the other.
+#
+#   tests/fuzz/run.sh BUILD_DIR SECONDS
+#
+# BUILD_DIR is configured as tests/fuzz/meson.build says (clang,
+# -Dfuzzing=true, ASan + UBSan). The committed seeds (tests/fuzz/corpus/*,
+# and the chapter fixtures in fixtures/ for the fixture harness) are copied
+# into a scratch directory, so the repository is never written. Prints, per
+# harness, the executions, coverage (cov: edges, ft: features) and the size
+# of the corpus at the end. Exits non-zero if any harness crashed, leaked,
+# timed out, ran out of memory, or let HDF5 print its error stack; the
+# scratch directory, with libFuzzer's crash-*/leak-*/timeout-*/oom-* inputs,
+# is then kept and its paths printed. Ends within SECONDS * 2 + 30 seconds.
+set -uo pipefail
+
+if [ $# -ne 2 ] || ! [ "$2" -gt 0 ] 2>/dev/null; then
+    echo "usage: $0 BUILD_DIR SECONDS" >&2
+    exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+seconds=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/litattn-fuzz.XXXXXX") || exit 2
+# The fixture harness's scratch file goes here too (it honours TMPDIR).
+export TMPDIR=$scratch
+# Any sanitizer report stops the run (UBSan would otherwise print and go on).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+status=0
+
+# run NAME MAX_LEN SEED_DIR...
+run() {
+    local name=$1 max_len=$2
+    shift 2
+    local exe=$build/tests/fuzz/$name dir=$scratch/$name
+    mkdir -p "$dir/corpus"
+    if [ ! -x "$exe" ]; then
+        echo "$name: $exe not built (configure with -Dfuzzing=true and CC=clang)"
+        status=1
+        return
+    fi
+    local seed
+    for seed in "$@"; do
+        [ -f "$seed" ] && [ "$(stat -c %s "$seed")" -le "$max_len" ] && cp "$seed" "$dir/corpus/"
+    done
+    # libFuzzer stops itself after SECONDS; a single input gets 10 s before
+    # it counts as a timeout. The outer `timeout` is only a backstop, with
+    # room for loading the corpus and writing a report.
+    local rc=0
+    ( cd "$dir" && timeout -k 2 $((seconds + 10)) "$exe" \
+        -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+        -dict="$src/tests/fuzz/$name.dict" -print_final_stats=1 -artifact_prefix="$dir/" \
+        "$dir/corpus" ) > "$dir/log" 2>&1 || rc=$?
+
+    local last execs
+    last=$(grep -E '^#[0-9]+' "$dir/log" | tail -n 1)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
+    printf '%-13s execs %s  cov %s  ft %s  corpus %s files (%s)  exit %d\n' "$name" "${execs:-?}" \
+        "$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")" \
+        "$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")" \
+        "$(find "$dir/corpus" -type f | wc -l)" "$(du -sh "$dir/corpus" | cut -f1)" "$rc"
+
+    local bad=0 f
+    [ "$rc" -eq 0 ] || bad=1
+    if grep -q 'HDF5-DIAG' "$dir/log"; then
+        echo "$name: HDF5 printed its error stack (see $dir/log)"
+        bad=1
+    fi
+    for f in "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-* "$dir"/slow-unit-*; do
+        [ -e "$f" ] || continue
+        echo "$name: found $f"
+        bad=1
+    done
+    if [ "$bad" -ne 0 ]; then
+        echo "$name: FAILED; the report (last lines of $dir/log):"
+        grep -E 'ERROR|SUMMARY|invariant broken|#[0-9]+ in |Test unit written' "$dir/log" | head -n 40 | sed 's/^/    /'
+        echo "    reproduce: $exe <one of the files above>"
+        status=1
+    fi
+}
+
+run fuzz_fixture 32768 "$src"/tests/fuzz/corpus/fixture/* "$src"/fixtures/ch03_*.h5
+run fuzz_cli 4096 "$src"/tests/fuzz/corpus/cli/*
+
+if [ "$status" -eq 0 ]; then
+    rm -rf "$scratch"
+    echo "fuzzing: no crash, leak or timeout in ${seconds} s per harness"
+else
+    echo "fuzzing: FAILED; scratch directory kept: $scratch"
+fi
+exit "$status"
