@@ -3,8 +3,11 @@
 #include "dump.h"
 
 #include <hdf5.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 
@@ -13,10 +16,29 @@ struct Dump {
     char *path;
 };
 
+// Why H5Fcreate refused `path`: HDF5 keeps no errno, so ask the file system.
+static const char *why_not_created(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return "a directory";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (stat(dir, &st) != 0) return "no such directory";
+    if (!S_ISDIR(st.st_mode)) return "a parent that is not a directory";
+    if (access(dir, W_OK) != 0) return "a directory that is not writable";
+    if (stat(path, &st) == 0) return "a file HDF5 will not truncate (read-only, or open here: the fixture itself?)";
+    return "a path HDF5 cannot create";
+}
+
 Dump *dump_create(const char *path) {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0) die(EXIT_BAD_INPUT, "%s: cannot create the --dump file (directory missing or not writable?)", path);
+    if (file < 0)
+        die(EXIT_BAD_INPUT, "%s: cannot create the --dump file: expected a new or writable file, found %s", path,
+            why_not_created(path));
     Dump *d = malloc(sizeof *d);
     char *copy = malloc(strlen(path) + 1);
     if (!d || !copy) die(EXIT_BAD_INPUT, "out of memory");

@@ -63,8 +63,13 @@ Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_
              errno == ENOENT ? "no such file" : "a path that cannot be followed", strerror(errno));
         return NULL;
     }
-    if (S_ISDIR(st.st_mode)) {
-        fail(err, "%s: expected an HDF5 fixture file, found a directory", path);
+    // Anything but a regular file is refused before it is opened: a FIFO
+    // would block the open forever.
+    if (!S_ISREG(st.st_mode)) {
+        fail(err, "%s: expected an HDF5 fixture file, found %s", path,
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+             : S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device"
+             : S_ISSOCK(st.st_mode) ? "a socket" : "something that is not a regular file");
         return NULL;
     }
     FILE *probe = fopen(path, "rb");
@@ -170,8 +175,11 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
     hid_t ds = H5Dopen2(fx->loc, name, H5P_DEFAULT);
     if (ds < 0) {
         const char *found = describe_object(fx->loc, name);
-        if (!strcmp(found, "a dataset")) found = "a dataset HDF5 cannot open (a corrupt header)";
-        return fail(err, "%s: dataset '%s': expected float32 %s, found %s", fx->label, name, want_s, found);
+        if (!strcmp(found, "a dataset"))
+            return fail(err, "%s: dataset '%s': expected float32 %s, found a dataset HDF5 cannot open (corrupt?)",
+                        fx->label, name, want_s);
+        return fail(err, "%s: dataset '%s': expected float32 %s, found %s, not a dataset", fx->label, name, want_s,
+                    found);
     }
     int ok = 0;
     hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);

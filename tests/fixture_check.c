@@ -87,13 +87,17 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     if (group) argv[n++] = "--group", argv[n++] = (char *)group;
     argv[n++] = "--dump", argv[n++] = dump;
     if (opt->from_seed) {
-        if (!fixture_seed_args(path, group, seed, sizeof seed, skip, sizeof skip)) return 1;
+        if (!fixture_seed_args(path, group, seed, sizeof seed, skip, sizeof skip)) {
+            unlink(dump);
+            return 1;
+        }
         argv[n++] = "--seed", argv[n++] = seed, argv[n++] = "--skip", argv[n++] = skip;
     }
     argv[n] = NULL;
     RunResult run;
     if (!run_program(argv, &run)) {
         printf("FAIL %s: cannot run %s\n", label, chapter);
+        unlink(dump);
         return 1;
     }
     int failures = 0;

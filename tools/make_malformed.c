@@ -124,6 +124,7 @@ static void good_path(const Chapter *ch, char *buf, size_t len) {
 // OUT_DIR/<chapter>/<case>.h5, with the case's ':' (kind:dataset) as '-'.
 static void case_path(const Chapter *ch, const char *kase, char *buf, size_t len) {
     int n = snprintf(buf, len, "%s/%s/%s.h5", g.out, ch->name, kase);
+    if (n < 0 || (size_t)n >= len) fatal("path too long: %s/%s/%s.h5", g.out, ch->name, kase);
     for (char *p = buf + n - 3 - strlen(kase); *p; p++)
         if (*p == ':') *p = '-';
 }
@@ -290,6 +291,24 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
     case_path(ch, "missing_file", path, sizeof path);
     record("missing_file", ch, path, "", "", "prefix");
 
+    // Paths that are no regular file: a FIFO (opening one blocks until a
+    // writer comes), a device, a symbolic link to itself or to nothing, and
+    // a path that goes through a file as if it were a directory.
+    case_path(ch, "fifo", path, sizeof path);
+    if (mkfifo(path, 0644) != 0) fatal("%s: %s", path, strerror(errno));
+    record("fifo", ch, path, "", "", "prefix");
+    record("device", ch, "/dev/null", "", "", "prefix");
+    case_path(ch, "symlink_loop", path, sizeof path);
+    if (symlink(path, path) != 0) fatal("%s: %s", path, strerror(errno));
+    record("symlink_loop", ch, path, "", "", "prefix");
+    case_path(ch, "symlink_dangling", path, sizeof path);
+    if (symlink("no_such_target.h5", path) != 0) fatal("%s: %s", path, strerror(errno));
+    record("symlink_dangling", ch, path, "", "", "prefix");
+    char through[4200];
+    case_path(ch, "good", path, sizeof path);
+    snprintf(through, sizeof through, "%s/inputs.h5", path);
+    record("path_through_a_file", ch, through, "", "", "prefix");
+
     // Another chapter's good fixture.
     char theirs[4096];
     good_path(other, theirs, sizeof theirs);
@@ -359,8 +378,8 @@ static void group_cases(const Chapter *ch) {
     record("group_is_dataset", ch, path, extra, ch->input, "prefix");
 }
 
-// Kinds that replace one float32 dataset (the input, a weight or a bias);
-// `role` is its role attribute, `prefix_rule` what stdout may hold before.
+// Kinds that break one float32 dataset `name` (the input or a weight), each
+// case named "<pfx>_<kind>:<name>"; `role` is the dataset's role attribute.
 static void dataset_cases(const Chapter *ch, const char *pfx, const char *name, const char *role) {
     char path[4096], kase[128];
     hid_t f;
