@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     show("%S\n", inputs);
 
     // In [4]: x_2 = inputs[1]; d_in = inputs.shape[1]; d_out = 2
-    int d_out = (int)fixture_int("d_out", 1, 4096);
+    int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
     cell("x_2 = inputs[1]; d_in = inputs.shape[1]; d_out = %d", d_out);
     Tensor x_2 = tensor_row(inputs, 1);
     int d_in = tensor_dim(inputs, 1);

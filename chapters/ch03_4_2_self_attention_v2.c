@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     Tensor inputs = fixture_inputs(1);
     show("%S\n", inputs);
 
-    int d_out = (int)fixture_int("d_out", 1, 4096);
+    int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
     int qkv_bias = (int)fixture_int("qkv_bias", 0, 1);
     cell("d_in = inputs.shape[1]; d_out = %d", d_out);
     int d_in = tensor_dim(inputs, 1);

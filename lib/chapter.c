@@ -151,19 +151,14 @@ Tensor fixture_input(const char *name, Shape want) {
     return t;
 }
 
-// The largest T and d_in accepted, as the chapters cap d_out: with every
-// dimension at most 4096, no tensor a chapter makes (T x T scores, d_in x d_out
-// weights) exceeds 2^24 floats, and no size overflows an int.
-#define MAX_DIM 4096
-
 Tensor fixture_inputs(int min_tokens) {
     Tensor inputs = fixture_input("inputs", (Shape){2, {SHAPE_ANY, SHAPE_ANY}});
     if (inputs.rows < min_tokens)
         die(EXIT_BAD_INPUT, "%s: dataset 'inputs': expected at least %d tokens (rows), found %d",
             fixture_path(ch.fixture), min_tokens, inputs.rows);
-    if (inputs.rows > MAX_DIM || inputs.cols > MAX_DIM)
+    if (inputs.rows > CHAPTER_MAX_DIM || inputs.cols > CHAPTER_MAX_DIM)
         die(EXIT_BAD_INPUT, "%s: dataset 'inputs': expected at most %d tokens (rows) of at most %d features, "
-            "found (%d, %d)", fixture_path(ch.fixture), MAX_DIM, MAX_DIM, inputs.rows, inputs.cols);
+            "found (%d, %d)", fixture_path(ch.fixture), CHAPTER_MAX_DIM, CHAPTER_MAX_DIM, inputs.rows, inputs.cols);
     return inputs;
 }
 

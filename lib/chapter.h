@@ -17,6 +17,11 @@
 #include "self_attention.h"
 #include "tensor.h"
 
+// The largest T, d_in and d_out a chapter accepts: with every dimension at
+// most 4096, no tensor a chapter makes (T x T scores, d_in x d_out weights)
+// exceeds 2^24 floats, and no size overflows an int.
+#define CHAPTER_MAX_DIM 4096
+
 typedef struct {
     const char *name;     // the executable, and the fixture's `chapter` attribute
     const char *variant;  // the book's variant: fixtures/<name>.<variant>.h5
