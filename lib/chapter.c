@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "dump.h"
@@ -70,7 +71,15 @@ void chapter_begin(int argc, char **argv, const ChapterSpec *spec) {
     ch.fixture = fixture_open(ch.fixture_path, ch.opt.group, err);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
     check_chapter_attribute();
-    if (ch.opt.dump) ch.dump = dump_create(ch.opt.dump);
+    if (ch.opt.dump) {
+        // The fixture is read into memory, not held open, so nothing else
+        // would stop --dump from truncating the very file it came from.
+        struct stat in, out;
+        if (stat(ch.fixture_path, &in) == 0 && stat(ch.opt.dump, &out) == 0 && in.st_dev == out.st_dev &&
+            in.st_ino == out.st_ino)
+            die(EXIT_BAD_INPUT, "%s: --dump: expected a file to write, found the fixture being read", ch.opt.dump);
+        ch.dump = dump_create(ch.opt.dump);
+    }
 }
 
 int chapter_end(void) {

@@ -14,6 +14,11 @@ fixtures copied next to them cover the ordinary layout.
                    int32 d_out, a scalar, a chunked gzip dataset, a compact
                    one, float64 and int weights, a NaN input, an empty dataset
   edge_empty.h5    a valid file with nothing in it
+  edge_sweep_latest.h5
+                   edge_sweep.h5's groups in the checksummed layout: libver
+                   'latest', fixed-length UTF-8 strings, links and attributes
+                   in the object headers (few enough to stay compact), no
+                   soft link
 """
 
 import os
@@ -76,3 +81,33 @@ with h5py.File(fid) as f:
 
 with h5py.File(os.path.join(out, 'edge_empty.h5'), 'w'):
     pass
+
+def fixed(text):
+    """A Python str as a fixed-length UTF-8 string: no global heap."""
+    b = text.encode()
+    return np.array(b, dtype=h5py.string_dtype('utf-8', len(b)))
+
+fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+fcpl.set_obj_track_times(False)
+fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+fapl.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+fid = h5py.h5f.create(os.path.join(out, 'edge_sweep_latest.h5').encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+with h5py.File(fid) as f:
+    f.attrs.create('chapter', fixed('ch03_4_2_self_attention_v1,ch03_4_2_self_attention_v2'))
+    f.attrs.create('variant', fixed('sweep'))
+    for name, chapter, t in (('v1_seed1_T2_din3_dout2', 'ch03_4_2_self_attention_v1', 2),
+                             ('v2_seed-1_T1_din1_dout1_bias1', 'ch03_4_2_self_attention_v2', 1)):
+        gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+        gcpl.set_obj_track_times(False)
+        g = h5py.Group(h5py.h5g.create(f.id, name.encode(), gcpl=gcpl))
+        g.attrs.create('chapter', fixed(chapter))
+        g.attrs.create('seed', fixed(name.split('_')[1][4:]))
+        g.attrs['skip'] = np.int64(0)
+        g.attrs['d_out'] = np.int64(2)
+        d = g.create_dataset('inputs', data=np.linspace(-1, 1, t * 3, dtype=f32).reshape(t, 3), track_times=False)
+        d.attrs.create('role', fixed('input'))
+        w = g.create_dataset('W_query.weight' if chapter.endswith('v2') else 'W_query',
+                             data=np.arange(6, dtype=f32).reshape(2, 3) / 7, track_times=False)
+        w.attrs.create('role', fixed('weight'))
+    d = f.create_dataset('tensor', data=np.array([0.1, -0.2, 0.3, -0.2, 0.5], dtype=f32), track_times=False)
+    d.attrs.create('role', fixed('input'))

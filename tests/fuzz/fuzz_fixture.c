@@ -8,9 +8,10 @@
 //
 // Besides the sanitizers, every call is checked against fixture.h's
 // contract: a failure fills err with one non-empty line; a success gives a
-// tensor of the wanted shape (finite values where asked); HDF5's automatic
-// error printing stays off; and after fixture_close no HDF5 object is left
-// open (a leaked id would keep the file, and its memory, alive).
+// tensor of the wanted shape (finite values where asked); and no HDF5 object
+// is open in this process afterwards: HDF5 reads the file only in the
+// reader's child process (lib/hdf5_snapshot.h), where its crashes and hangs
+// become one-line errors. A crash here is therefore always ours.
 #include <hdf5.h>
 #include <errno.h>
 #include <math.h>
@@ -48,14 +49,6 @@ static void check_err(const char *call, const char *err) {
     if (strchr(err, '\n')) broken(call, err);
 }
 
-// The error stack is printed only if someone switched printing back on.
-static void check_quiet(const char *call) {
-    H5E_auto2_t func = NULL;
-    void *data = NULL;
-    if (H5Eget_auto2(H5E_DEFAULT, &func, &data) < 0 || func != NULL)
-        broken(call, "HDF5's automatic error printing is on");
-}
-
 static void check_tensor(const char *name, Shape want, Tensor t, int finite) {
     Shape have = tensor_shape(t);
     if (!shape_matches(want, have)) broken(name, "tensor shape differs from the wanted one");
@@ -73,7 +66,6 @@ static void read_one(Fixture *fx, const char *name, Shape want, int finite) {
     memset(err, 0, sizeof err);
     Tensor t;
     int ok = finite ? fixture_read_finite(fx, name, want, &t, err) : fixture_read(fx, name, want, &t, err);
-    check_quiet("fixture_read");
     if (ok) check_tensor(name, want, t, finite);
     else check_err("fixture_read", err);
 }
@@ -104,7 +96,6 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
     } else {
         check_err("fixture_attr_string", err);
     }
-    check_quiet("fixture_attr_string");
     // A short buffer: the value must be cut, never overrun.
     char tiny[4];
     memset(err, 0, sizeof err);
@@ -115,7 +106,6 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
     }
     memset(err, 0, sizeof err);
     if (!fixture_attr_int(fx, "d_out", &v, err)) check_err("fixture_attr_int", err);
-    check_quiet("fixture_attr_int");
     if (fixture_has_attr(fx, "skip")) {
         memset(err, 0, sizeof err);
         if (!fixture_attr_int(fx, "skip", &v, err)) check_err("fixture_attr_int", err);
@@ -133,7 +123,6 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
     struct names ds = {0};
     memset(err, 0, sizeof err);
     if (!fixture_each_dataset(fx, collect, &ds, err)) check_err("fixture_each_dataset", err);
-    check_quiet("fixture_each_dataset");
     for (int i = 0; i < ds.n; i++) {
         read_one(fx, ds.name[i], (Shape){0, {0, 0}}, 0);
         read_one(fx, ds.name[i], (Shape){1, {SHAPE_ANY}}, 0);
@@ -143,13 +132,11 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
     struct names gs = {0};
     memset(err, 0, sizeof err);
     if (!fixture_each_group(fx, collect, &gs, err)) check_err("fixture_each_group", err);
-    check_quiet("fixture_each_group");
     if (!walk_groups) return;
     // Each group as `--group NAME` opens it: a second handle on the same file.
     for (int i = 0; i < gs.n; i++) {
         memset(err, 0, sizeof err);
         Fixture *g = fixture_open(path, gs.name[i], err);
-        check_quiet("fixture_open(group)");
         if (!g) {
             check_err("fixture_open(group)", err);
             continue;
@@ -176,7 +163,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[FIXTURE_ERR_LEN];
     memset(err, 0, sizeof err);
     Fixture *fx = fixture_open(scratch, NULL, err);
-    check_quiet("fixture_open");
     if (!fx) {
         check_err("fixture_open", err);
     } else {
