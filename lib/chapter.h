@@ -18,9 +18,9 @@
 #include "tensor.h"
 
 // The largest T, d_in and d_out a chapter accepts: with every dimension at
-// most 4096, no tensor a chapter makes (T x T scores, d_in x d_out weights)
-// exceeds 2^24 floats, and no size overflows an int.
-#define CHAPTER_MAX_DIM 4096
+// most 1024, no tensor a chapter makes (T x T scores, d_in x d_out weights)
+// exceeds 2^20 floats, the reader's own limit, and no size overflows an int.
+#define CHAPTER_MAX_DIM 1024
 
 typedef struct {
     const char *name;     // the executable, and the fixture's `chapter` attribute

@@ -520,17 +520,18 @@ static void input_cases(const Chapter *ch) {
     free(a.data);
     end(f, "input_huge", ch, path, ch->input, "prefix");
 
-    // Too big to attend over, though each is under the element limit: 2^24
-    // tokens of one feature (T x T scores would need 2^48 floats), and two
-    // tokens of 2^23 features (d_in x d_out weights). Chunked, nothing stored.
+    // Too big to attend over, though each is within the reader's element
+    // limit (2^20): 2^20 tokens of one feature (T x T scores would need 2^40
+    // floats), and two tokens of 2^19 features (d_in x d_out weights), both
+    // past the chapters' 1024. Chunked, nothing stored.
     // With --seed the weights are drawn, not read, so no shape check stops it.
     for (int k = 0; k < (ch->weights[0] ? 4 : 2); k++) {
         static const char *const kinds[] = {"too_many_tokens", "too_many_features", "too_many_tokens_seeded",
                                             "too_many_features_seeded"};
         if (!strcmp(ch->input, "tensor")) break;  // a 1-D tensor: its length is only capped by the element limit
         f = begin(ch, kinds[k], path, sizeof path);
-        hsize_t dims[2] = {1ull << 24, 1}, chunk[2] = {1024, 1};
-        if (k % 2) dims[0] = 2, dims[1] = 1ull << 23, chunk[0] = 1, chunk[1] = 1024;
+        hsize_t dims[2] = {1ull << 20, 1}, chunk[2] = {1024, 1};
+        if (k % 2) dims[0] = 2, dims[1] = 1ull << 19, chunk[0] = 1, chunk[1] = 1024;
         dcpl = H5Pcreate(H5P_DATASET_CREATE);
         MUST(H5Pset_chunk(dcpl, 2, chunk));
         put_dataset(f, ch->input, "input", H5T_IEEE_F32LE, 2, dims, H5T_NATIVE_FLOAT, NULL, dcpl);
@@ -580,7 +581,7 @@ static void attr_cases(const Chapter *ch, const char *attr, int is_string) {
     put_attr(f, attr, H5T_STD_I64LE, H5T_NATIVE_LLONG, 2, pair);
     ADONE();
 
-    // Out of range, per attribute: d_out in [1, 4096], skip in [0, 10^9],
+    // Out of range, per attribute: d_out in [1, 1024], skip in [0, 10^9],
     // qkv_bias in {0, 1}; 2^40 would also overflow an int.
     static const struct { const char *attr, *kind; long long value; } bad[] = {
         {"d_out", "zero", 0},       {"d_out", "negative", -1},    {"d_out", "huge", 1ll << 40},
