@@ -211,7 +211,7 @@ static Linear loaded_linear(ParamSource *ps, const char *name, int in, int out, 
 
 ParamSource *manual_seed(void) {
     if (!ch.opt.seed) {
-        ch.params = (ParamSource){loaded_rand, loaded_linear, made_weight, NULL, NULL};
+        ch.params = (ParamSource){loaded_rand, loaded_linear, made_weight, NULL};
         return &ch.params;
     }
     torch_manual_seed(&ch.gen, ch.opt.seed_value);

@@ -31,6 +31,6 @@ static Linear drawn_linear(ParamSource *ps, const char *name, int in, int out, i
 }
 
 ParamSource params_drawn(RandomSource *rng, void (*made)(const char *, Tensor)) {
-    ParamSource ps = {drawn_rand, drawn_linear, made, rng, NULL};
+    ParamSource ps = {drawn_rand, drawn_linear, made, rng};
     return ps;
 }

@@ -20,7 +20,6 @@ struct ParamSource {
     // Called with every parameter made, e.g. to --dump it.
     void (*made)(const char *name, Tensor t);
     RandomSource *rng;  // for drawn parameters
-    void *ctx;          // for loaded ones: the fixture reader's state
 };
 
 // Drawn parameters: a draw from `rng` per element, in PyTorch's order.
