@@ -14,18 +14,20 @@ int main(int argc, char **argv) {
         .draws_weights = 1,
     });
 
+    // In [23] (000), In [3] (004): inputs.shape
     cell("inputs.shape");
     Tensor inputs = fixture_inputs(1);
     show("%S\n", inputs);
 
+    // In [48]: d_in = inputs.shape[1]; d_out = 2
     int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
     cell("d_in = inputs.shape[1]; d_out = %d", d_out);
     int d_in = tensor_dim(inputs, 1);
 
-    // In [69]: class SelfAttention_v1(nn.Module): ...  (lib/self_attention.c)
+    // In [69] (001), In [32] (000): class SelfAttention_v1(nn.Module): ...  (lib/self_attention.c)
     cell("class SelfAttention_v1(nn.Module): ...");
 
-    // In [70]: torch.manual_seed(123); sa_v1 = SelfAttention_v1(d_in, d_out); sa_v1(inputs)
+    // In [70] (001), In [33] (000), In [None] (004): torch.manual_seed(123); sa_v1 = SelfAttention_v1(d_in, d_out)
     long long skip = skip_count();
     if (skip) cell("torch.manual_seed(%s); %lld draws by earlier cells; sa_v1 = SelfAttention_v1(d_in, d_out)",
                    seed_text(), skip);

@@ -13,19 +13,21 @@ int main(int argc, char **argv) {
         .draws_weights = 1,
     });
 
+    // In [23] (000), In [3] (004): inputs.shape
     cell("inputs.shape");
     Tensor inputs = fixture_inputs(1);
     show("%S\n", inputs);
 
+    // In [48] (001), In [4] (004): d_in = inputs.shape[1]; d_out = 2
     int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
     int qkv_bias = (int)fixture_int("qkv_bias", 0, 1);
     cell("d_in = inputs.shape[1]; d_out = %d", d_out);
     int d_in = tensor_dim(inputs, 1);
 
-    // In [92]: class SelfAttention_v2(nn.Module): ...  (lib/self_attention.c)
+    // In [92] (001), In [40] (000): class SelfAttention_v2(nn.Module): ...  (lib/self_attention.c)
     cell("class SelfAttention_v2(nn.Module): ...");
 
-    // In [24]: torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); sa_v2(inputs)
+    // In [24] (004), In [41] (000), In [95] (001): torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out)
     cell("torch.manual_seed(%s); sa_v2 = SelfAttention_v2(d_in, d_out%s)", seed_text(),
          qkv_bias ? ", qkv_bias=True" : "");
     SelfAttentionV2 sa_v2 = self_attention_v2_new(d_in, d_out, qkv_bias, manual_seed());
@@ -35,7 +37,7 @@ int main(int argc, char **argv) {
     show("%T\n", tr.context_vec);
     keep_trace(tr);
 
-    // Exercise 3.1: sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), and so on
+    // In [95] (001, commented out there), Exercise 3.1: sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), ...
     if (qkv_bias) {
         cell("# Exercise 3.1 compares with SelfAttention_v1, which has no bias: skipped for qkv_bias=True");
         return chapter_end();
