@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
     Tensor inputs = fixture_inputs(1);
     show("%S\n", inputs);
 
-    // In [48]: d_in = inputs.shape[1]; d_out = 2
+    // In [48] (001), In [4] (004): d_in = inputs.shape[1]; d_out = 2
     int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
     cell("d_in = inputs.shape[1]; d_out = %d", d_out);
     int d_in = tensor_dim(inputs, 1);
