@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
     run_argv[n] = NULL;
 
     RunResult run;
-    if (!run_program(run_argv, &run) || run.exit_code != 0) {
+    if (!run_program(run_argv, RUN_LIMIT_SECONDS, &run) || run.exit_code != 0) {
         printf("FAIL %s exited %d: %s\n", run_argv[0], run.exit_code, run.err ? run.err : "");
         return 1;
     }

@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     temp_path(dump_path, sizeof dump_path, "variance");
     char *run_argv[] = {argv[1], "--dump", dump_path, NULL};
     RunResult run;
-    if (!run_program(run_argv, &run) || run.exit_code != 0) {
+    if (!run_program(run_argv, RUN_LIMIT_SECONDS, &run) || run.exit_code != 0) {
         printf("FAIL %s exited %d\n", argv[1], run.exit_code);
         return 1;
     }

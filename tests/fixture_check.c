@@ -95,7 +95,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     }
     argv[n] = NULL;
     RunResult run;
-    if (!run_program(argv, &run)) {
+    if (!run_program(argv, RUN_LIMIT_SECONDS, &run)) {
         printf("FAIL %s: cannot run %s\n", label, chapter);
         unlink(dump);
         return 1;

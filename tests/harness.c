@@ -36,7 +36,7 @@ static void buf_add(Buf *b, const char *src, size_t n) {
     b->data[b->len] = '\0';
 }
 
-int run_program(char *const argv[], RunResult *res) {
+int run_program(char *const argv[], double limit, RunResult *res) {
     int out_pipe[2], err_pipe[2];
     memset(res, 0, sizeof *res);
     if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return 0;
@@ -61,7 +61,18 @@ int run_program(char *const argv[], RunResult *res) {
     struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
     int open_fds = 2;
     while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double left = limit - ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            res->timed_out = 1;
+            for (int i = 0; i < 2; i++)
+                if (fds[i].fd >= 0) close(fds[i].fd);
+            break;
+        }
+        int ready = poll(fds, 2, (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR) break;
+        if (ready <= 0) continue;
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             char chunk[8192];

@@ -7,14 +7,19 @@
 
 typedef struct {
     int exit_code;  // the program's exit status, or 128 + signal
+    int timed_out;  // it ran past the time limit and was killed (exit_code is then 128 + 9)
     char *out;      // everything it wrote to stdout (malloc'd, NUL-terminated)
     char *err;      // everything it wrote to stderr
     double seconds; // wall-clock time it took
 } RunResult;
 
-// Runs argv[0] with argv (NULL-terminated), capturing stdout and stderr.
-// Returns 0 if the program could not be started at all.
-int run_program(char *const argv[], RunResult *res);
+// Runs argv[0] with argv (NULL-terminated), capturing stdout and stderr, and
+// kills it if it is still running after `limit` seconds: a hung chapter is a
+// failed test, not a hung suite. Returns 0 if it could not be started at all.
+int run_program(char *const argv[], double limit, RunResult *res);
+
+// The limit for a chapter that normally runs in milliseconds.
+#define RUN_LIMIT_SECONDS 60.0
 void run_result_free(RunResult *res);
 
 // Reads the `seed` (string) and `skip` (integer, 0 if absent) attributes a
