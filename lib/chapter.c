@@ -34,9 +34,7 @@ static struct {
 static void usage_error(const char *why) {
     char usage[256];
     cli_usage(usage, sizeof usage, ch.spec->name, ch.spec->draws_weights);
-    fflush(stdout);
-    fprintf(stderr, "%s: %s (%s)\n", ch.spec->name, why, usage);
-    exit(EXIT_USAGE);
+    die(EXIT_USAGE, "%s (%s)", why, usage);
 }
 
 static void check_chapter_attribute(void) {
