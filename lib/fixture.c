@@ -116,19 +116,9 @@ static const SnapAttr *find_attr(const Fixture *fx, const char *name) {
 
 int fixture_has(const Fixture *fx, const char *name) { return find_object(fx, name) != NULL; }
 
-// "(3, 2)", "(6,)", "()" for rank 0; SHAPE_ANY prints as "*".
-static void describe_dims(int ndim, const long long *dims, char *buf, size_t len) {
-    size_t n = (size_t)snprintf(buf, len, "(");
-    for (int i = 0; i < ndim && n < len; i++) {
-        if (dims[i] < 0) n += (size_t)snprintf(buf + n, len - n, "%s*", i ? ", " : "");
-        else n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " : "", dims[i]);
-    }
-    if (n < len) snprintf(buf + n, len - n, ndim == 1 ? ",)" : ")");
-}
-
 static void describe_shape(Shape s, char *buf, size_t len) {
     long long dims[2] = {s.dims[0], s.dims[1]};
-    describe_dims(s.ndim, dims, buf, len);
+    shape_format(s.ndim, dims, buf, len);
 }
 
 static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, char *err) {
@@ -140,7 +130,7 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
     if (!o->is_dataset)
         return fail(err, "%s: dataset '%s': expected float32 %s, found %s, not a dataset", fx->label, name, want_s,
                     o->found);
-    if (o->rank >= 0) describe_dims(o->rank, o->dims, have_s, sizeof have_s);
+    if (o->rank >= 0) shape_format(o->rank, o->dims, have_s, sizeof have_s);
     if (o->space == SPACE_NULL) snprintf(have_s, sizeof have_s, "with a null dataspace (no shape)");
 
     // Type, rank and shape are all checked before a single value is used.

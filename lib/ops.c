@@ -9,9 +9,9 @@
 #include "kernels.h"
 
 static const char *shape_str(Tensor t, char *buf, size_t len) {
-    if (t.ndim == 0) snprintf(buf, len, "()");
-    else if (t.ndim == 1) snprintf(buf, len, "(%d,)", t.cols);
-    else snprintf(buf, len, "(%d, %d)", t.rows, t.cols);
+    Shape s = tensor_shape(t);
+    long long dims[2] = {s.dims[0], s.dims[1]};
+    shape_format(s.ndim, dims, buf, len);
     return buf;
 }
 

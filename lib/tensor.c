@@ -1,6 +1,7 @@
 // tensor.c: allocation, shape queries and the pool that frees them all.
 #include "tensor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,15 @@ int shape_matches(Shape want, Shape have) {
     for (int i = 0; i < want.ndim; i++)
         if (want.dims[i] != SHAPE_ANY && want.dims[i] != have.dims[i]) return 0;
     return 1;
+}
+
+void shape_format(int ndim, const long long *dims, char *buf, size_t len) {
+    size_t n = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i < ndim && n < len; i++) {
+        if (dims[i] < 0) n += (size_t)snprintf(buf + n, len - n, "%s*", i ? ", " : "");
+        else n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " : "", dims[i]);
+    }
+    if (n < len) snprintf(buf + n, len - n, ndim == 1 ? ",)" : ")");
 }
 
 void tensor_release_all(void) {

@@ -7,6 +7,8 @@
 #ifndef LITATTN_TENSOR_H
 #define LITATTN_TENSOR_H
 
+#include <stddef.h>
+
 typedef struct {
     int ndim;        // 0, 1 or 2: how it prints and how it is stored in HDF5
     int rows, cols;  // rank 0: (1, 1); rank 1 of n values: (1, n); rank 2: (rows, cols)
@@ -32,6 +34,9 @@ int tensor_numel(Tensor t);
 int tensor_dim(Tensor t, int dim);           // t.shape[dim]; negative dim counts from the end
 Shape tensor_shape(Tensor t);
 int shape_matches(Shape want, Shape have);   // dims of -1 in want match anything
+// Spells a shape as Python prints a tuple: "(3, 2)", "(6,)", "()"; a size of
+// -1 (SHAPE_ANY) as "*". Takes any rank, as a file's datasets can have.
+void shape_format(int ndim, const long long *dims, char *buf, size_t len);
 
 void tensor_release_all(void);               // frees every tensor made so far
 
