@@ -1,7 +1,7 @@
 // §3.4.1, box "The rationale behind scaled-dot product attention"
 // ("why divide by sqrt(dimension)")
 //
-// Read beside transcript 004, cells In [15] and In [16].
+// Read beside transcript 004, cells In [15] and In [16]: ch03.ipynb has no such cells.
 //
 // Reason 1: softmax of large scores becomes "peaky". Reason 2: the variance of
 // q . k grows with the dimension, and dividing by sqrt(dim) brings it back to
@@ -13,7 +13,7 @@
 #include "chapter.h"
 #include "pcg32.h"
 
-// In [16]: def compute_variance(dim, num_trials=1000): the variance of q . k
+// 004 In [16]: def compute_variance(dim, num_trials=1000): the variance of q . k
 // over num_trials pairs of standard normal vectors, before and after dividing
 // by sqrt(dim). np.var is the population variance (it divides by n); here it
 // is accumulated in one pass with Welford's update, which needs no list.
@@ -35,42 +35,36 @@ static void compute_variance(int dim, int num_trials, pcg32_random_t *rng, doubl
 }
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv, &(ChapterSpec){
-        .name = "ch03_4_1_scaling_rationale",
-        .variant = "book",
-        .about = "Book §3.4.1 box: why the attention scores are divided by sqrt(d_k).",
-    });
+    chapter_begin(argc, argv);
 
-    // In [15]: tensor = torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5])
-    cell("tensor = torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5]); softmax_result = torch.softmax(tensor, dim=-1)");
-    Tensor tensor = fixture_input("tensor", (Shape){1, {SHAPE_ANY}});
+    Transcript("004 In [15]", "# define the tensor");
+    Tensor tensor = input_tensor("tensor", SIZE(SIZE_ANY));
     Tensor softmax_result = torch_softmax(tensor, -1);
-    show("Softmax without scaling: %T\n", softmax_result);
+    print("Softmax without scaling:", softmax_result);
     KEEP(softmax_result);
-
-    cell("scaled_tensor = tensor * 8; softmax_scaled_result = torch.softmax(scaled_tensor, dim=-1)");
-    Tensor scaled_tensor = torch_mul(tensor, 8.0f);
+    Tensor scaled_tensor = torch_mul_scalar(tensor, 8);
     Tensor softmax_scaled_result = torch_softmax(scaled_tensor, -1);
-    show("Softmax after scaling (tensor * 8): %T\n", softmax_scaled_result);
+    print("Softmax after scaling (tensor * 8):", softmax_scaled_result);
     KEEP(scaled_tensor);
     KEEP(softmax_scaled_result);
 
-    // In [16]: compute_variance(5), compute_variance(100)
+    Transcript("004 In [16]", "import numpy as np");
     // PCG32 seeded as the reference demo seeds it (initstate 42, initseq 54).
     pcg32_random_t rng;
     pcg32_srandom_r(&rng, 42u, 54u);
     static const int dims[] = {5, 100};
     for (int i = 0; i < 2; i++) {
-        int dim = dims[i];
+        const int d = dims[i];
         double before, after;
-        cell("variance_before_%d, variance_after_%d = compute_variance(%d)", dim, dim, dim);
-        compute_variance(dim, 1000, &rng, &before, &after);
-        show("Variance before scaling (dim=%d): %r\n", dim, before);
-        show("Variance after scaling (dim=%d): %r\n", dim, after);
-        char name[64];
-        snprintf(name, sizeof name, "variance_before_%d", dim);
+        compute_variance(d, 1000, &rng, &before, &after);
+        char label[64], name[64];
+        snprintf(label, sizeof label, "Variance before scaling (dim=%d):", d);
+        print(label, before);
+        snprintf(label, sizeof label, "Variance after scaling (dim=%d):", d);
+        print(label, after);
+        snprintf(name, sizeof name, "variance_before_%d", d);
         keep(name, tensor_scalar((float)before));
-        snprintf(name, sizeof name, "variance_after_%d", dim);
+        snprintf(name, sizeof name, "variance_after_%d", d);
         keep(name, tensor_scalar((float)after));
     }
 

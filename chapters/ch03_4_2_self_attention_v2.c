@@ -1,61 +1,63 @@
 // §3.4.2 Implementing a compact self-attention Python class: SelfAttention_v2,
-// and Exercise 3.1 (v1 and v2 agree once v1 holds v2's weights, transposed).
+// and Exercise 3.1: SelfAttention_v1 computes the same once it holds v2's
+// weights, transposed.
 //
-// Read beside transcript 004 (In [24], seed 789), 000 (In [40], In [41]) or
-// 001 (In [92], In [95], seed 42). The class itself is lib/self_attention.c.
+// Read beside ch03.ipynb, In [24], and exercise-solutions.ipynb, In [2] to
+// In [7]. Variant: transcript 001 uses seed 42. The classes are
+// lib/self_attention.c.
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv, &(ChapterSpec){
-        .name = "ch03_4_2_self_attention_v2",
-        .variant = "seed789",
-        .about = "Book §3.4.2: SelfAttention_v2 with nn.Linear layers, and Exercise 3.1.",
-        .draws_weights = 1,
-    });
+    chapter_begin(argc, argv);
 
-    // In [23] (000), In [3] (004): inputs.shape
-    cell("inputs.shape");
-    Tensor inputs = fixture_inputs(1);
-    show("%S\n", inputs);
+    Setup(2, "import torch");
+    Tensor inputs = input_tensor("inputs", SIZE(SIZE_ANY, SIZE_ANY));
 
-    // In [48] (001), In [4] (004): d_in = inputs.shape[1]; d_out = 2
-    int d_out = (int)fixture_int("d_out", 1, CHAPTER_MAX_DIM);
-    int qkv_bias = (int)fixture_int("qkv_bias", 0, 1);
-    cell("d_in = inputs.shape[1]; d_out = %d", d_out);
-    int d_in = tensor_dim(inputs, 1);
+    Setup(15, "x_2 = inputs[1] # second input element");
+    int d_in = dim(inputs, 1);
+    int d_out = setting_int("d_out", 2);
 
-    // In [92] (001), In [40] (000): class SelfAttention_v2(nn.Module): ...  (lib/self_attention.c)
-    cell("class SelfAttention_v2(nn.Module): ...");
+    In(24, "class SelfAttention_v2(nn.Module):");
+    manual_seed(789);
+    SelfAttentionV2 sa_v2 = self_attention_v2("sa_v2", d_in, d_out, setting_bool("qkv_bias", false));
+    Tensor context_vec = self_attention_v2_forward(&sa_v2, inputs);
+    print(context_vec);
+    keep("sa_v2(inputs)", context_vec);
 
-    // In [24] (004), In [41] (000), In [95] (001): torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out)
-    cell("torch.manual_seed(%s); sa_v2 = SelfAttention_v2(d_in, d_out%s)", seed_text(),
-         qkv_bias ? ", qkv_bias=True" : "");
-    SelfAttentionV2 sa_v2 = self_attention_v2_new(d_in, d_out, qkv_bias, manual_seed());
+    // Exercise 3.1 runs on the same inputs and d_out, with seed 123.
+    ExIn(2, "inputs = torch.tensor(");
 
-    cell("sa_v2(inputs)");
-    AttentionTrace tr = self_attention_v2_forward(&sa_v2, inputs);
-    show("%T\n", tr.context_vec);
-    keep_trace(tr);
+    ExIn(3, "import torch.nn as nn");
+    manual_seed_at("exercise_3_1", 123);
+    SelfAttentionV1 ex_sa_v1 = self_attention_v1("exercise_3_1.sa_v1", d_in, d_out);
 
-    // In [95] (001, commented out there), Exercise 3.1: sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T), ...
-    if (qkv_bias) {
-        cell("# Exercise 3.1 compares with SelfAttention_v1, which has no bias: skipped for qkv_bias=True");
-        return chapter_end();
-    }
-    cell("sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T); sa_v1.W_key = ...; sa_v1.W_value = ...; sa_v1(inputs)");
-    SelfAttentionV1 sa_v1 = {
-        .W_query = torch_transpose(sa_v2.W_query.weight),
-        .W_key = torch_transpose(sa_v2.W_key.weight),
-        .W_value = torch_transpose(sa_v2.W_value.weight),
-    };
-    Tensor context_vec_v1 = self_attention_v1_forward(&sa_v1, inputs).context_vec;
-    show("%T\n", context_vec_v1);
-    keep("sa_v1(inputs)", context_vec_v1);
+    ExIn(4, "class SelfAttention_v2(nn.Module):");
+    manual_seed_at("exercise_3_1", 123);
+    SelfAttentionV2 ex_sa_v2 = self_attention_v2("exercise_3_1.sa_v2", d_in, d_out, false);
+    ex_sa_v2.softmax_dim = 1;  // this copy of the class writes dim=1: for 2-D scores the last axis too
 
-    cell("torch.equal(sa_v1(inputs), sa_v2(inputs))");
-    int equal = 1;
-    for (int i = 0; i < tensor_numel(context_vec_v1); i++) equal &= context_vec_v1.data[i] == tr.context_vec.data[i];
-    show("%s\n", equal ? "True" : "False");
+    ExIn(5, "sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)");
+    ex_sa_v1.W_query = torch_T(ex_sa_v2.W_query.weight);
+    ex_sa_v1.W_key = torch_T(ex_sa_v2.W_key.weight);
+    ex_sa_v1.W_value = torch_T(ex_sa_v2.W_value.weight);
+    ex_sa_v1.W_query.requires_grad = ex_sa_v1.W_key.requires_grad = ex_sa_v1.W_value.requires_grad = true;
+    ex_sa_v1.W_query.grad_fn = ex_sa_v1.W_key.grad_fn = ex_sa_v1.W_value.grad_fn = NULL;  // new Parameters
+
+    ExIn(6, "sa_v1(inputs)");
+    Tensor v1_out = self_attention_v1_forward(&ex_sa_v1, inputs);
+    print(v1_out);
+    keep("exercise_3_1.sa_v1(inputs)", v1_out);
+
+    ExIn(7, "sa_v2(inputs)");
+    Tensor v2_out = self_attention_v2_forward(&ex_sa_v2, inputs);
+    print(v2_out);
+    keep("exercise_3_1.sa_v2(inputs)", v2_out);
+
+    // The same products in the same order: equal, unless a NaN is among them.
+    Beyond("torch.equal(sa_v1(inputs), sa_v2(inputs))");
+    bool equal = torch_equal(v1_out, v2_out);
+    print(equal);
+    keep("exercise_3_1.torch.equal(sa_v1(inputs), sa_v2(inputs))", tensor_scalar(equal ? 1.0f : 0.0f));
 
     return chapter_end();
 }

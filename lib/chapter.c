@@ -1,19 +1,17 @@
-// chapter.c: the runtime behind chapter.h: options, the fixture, --dump,
-// and the source of parameters.
+// chapter.c: a chapter's life: options, the fixture, --dump, cells, the end.
 #include "chapter.h"
 
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
 #include "fixture.h"
-#include "print.h"
-#include "torch_generator.h"
+#include "output.h"
+#include "runtime.h"
 
 #ifndef LITATTN_FIXTURES_DIR
 #error "LITATTN_FIXTURES_DIR must name the source tree's fixtures/ directory"
@@ -24,18 +22,13 @@ static struct {
     Options opt;
     Fixture *fixture;
     Dump *dump;
-    char fixture_path[4096];
-    char seed[64];          // for seed_text()
-    TorchGenerator gen;
-    RandomSource rng;
-    ParamSource params;
+    char default_fixture[PATH_MAX];
 } ch;
 
-static void usage_error(const char *why) {
-    char usage[256];
-    cli_usage(usage, sizeof usage, ch.spec->name, ch.spec->draws_weights);
-    die(EXIT_USAGE, "%s (%s)", why, usage);
-}
+const Options *runtime_options(void) { return &ch.opt; }
+Fixture *runtime_fixture(void) { return ch.fixture; }
+Dump *runtime_dump(void) { return ch.dump; }
+const char *runtime_fixture_label(void) { return fixture_path(ch.fixture); }
 
 static void check_chapter_attribute(void) {
     char err[FIXTURE_ERR_LEN], found[128];
@@ -45,197 +38,56 @@ static void check_chapter_attribute(void) {
             fixture_path(ch.fixture), ch.spec->name, found);
 }
 
-void chapter_begin(int argc, char **argv, const ChapterSpec *spec) {
+void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     ch.spec = spec;
     error_set_program(spec->name);
     char err[FIXTURE_ERR_LEN];
-    if (cli_parse(argc, argv, spec->draws_weights, &ch.opt, err, sizeof err) != CLI_OK) usage_error(err);
-    if (ch.opt.help) {
+    if (cli_parse(argc, argv, spec->draws, &ch.opt, err, sizeof err) != CLI_OK) {
         char usage[256];
-        cli_usage(usage, sizeof usage, spec->name, spec->draws_weights);
-        printf("%s\n\n%s\n\n"
-               "  --fixture PATH  read inputs%s from PATH (default: %s/%s.%s.h5)\n"
-               "  --group NAME    the configuration NAME inside a multi-group fixture (fixtures/sweep.h5)\n"
-               "  --dump PATH     also write every tensor computed to the HDF5 file PATH\n",
-               usage, spec->about, spec->draws_weights ? " and weights" : "", LITATTN_FIXTURES_DIR, spec->name,
-               spec->variant);
-        if (spec->draws_weights)
-            printf("  --seed N        draw the weights in C as torch.manual_seed(N) would, instead of reading them\n"
-                   "  --skip K        after seeding, discard K draws first (the notebook's earlier torch.rand calls)\n");
+        cli_usage(usage, sizeof usage, spec->name, spec->draws);
+        die(EXIT_USAGE, "%s (%s)", err, usage);
+    }
+    output_begin();
+    snprintf(ch.default_fixture, sizeof ch.default_fixture, "%s/%s.%s.h5", LITATTN_FIXTURES_DIR, spec->name,
+             spec->variant);
+    if (ch.opt.help) {
+        char help[2048];
+        cli_help(help, sizeof help, spec->name, spec->title, ch.default_fixture, spec->draws);
+        output_text(help);
+        output_end();
         exit(0);
     }
-    if (ch.opt.fixture) snprintf(ch.fixture_path, sizeof ch.fixture_path, "%s", ch.opt.fixture);
-    else snprintf(ch.fixture_path, sizeof ch.fixture_path, "%s/%s.%s.h5", LITATTN_FIXTURES_DIR, spec->name, spec->variant);
-    ch.fixture = fixture_open(ch.fixture_path, ch.opt.group, err);
+    const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
+    ch.fixture = fixture_open(path, ch.opt.group, err);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
     check_chapter_attribute();
-    if (ch.opt.dump) {
-        // The fixture is read into memory, not held open, so nothing else
-        // would stop --dump from truncating the very file it came from.
-        struct stat in, out;
-        if (stat(ch.fixture_path, &in) == 0 && stat(ch.opt.dump, &out) == 0 && in.st_dev == out.st_dev &&
-            in.st_ino == out.st_ino)
-            die(EXIT_BAD_INPUT, "%s: --dump: expected a file to write, found the fixture being read", ch.opt.dump);
-        ch.dump = dump_create(ch.opt.dump);
-    }
+    if (ch.opt.dump) ch.dump = dump_create(ch.opt.dump, ch.fixture);
+    draws_begin();
 }
 
 int chapter_end(void) {
-    fflush(stdout);
+    // stdout first: if the printed cells cannot be written, the run failed,
+    // and a --dump must not replace what was there (die() removes it).
+    output_end();
     dump_close(ch.dump);
     fixture_close(ch.fixture);
     tensor_release_all();
-    if (ferror(stdout)) die(EXIT_BAD_INPUT, "cannot write the output");
     return 0;
 }
 
-void cell(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(">>> ", stdout);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
+static void marker(const char *label, const char *tag, const char *code) {
+    output_set_quiet(false);
+    output_text(">>> ");
+    output_text(label);
+    output_text(tag);
+    output_text(": ");
+    output_text(code);
+    output_text("\n");
 }
 
-// Python's repr(float): the shortest digits that read back as the same
-// double, with ".0" on integral values (as in 4.692901219967951 or 98.0).
-static void print_float_repr(double x) {
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    printf("%s%s", buf, strpbrk(buf, ".eni") ? "" : ".0");
-}
+void cell(const char *label, const char *code) { marker(label, "", code); }
 
-void show(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    for (const char *p = fmt; *p; p++) {
-        if (*p != '%') {
-            putchar(*p);
-            continue;
-        }
-        // Collect one conversion: '%', an optional ".N", then the letter.
-        char spec[16] = "%";
-        size_t n = 1;
-        while (p[1] && strchr(".0123456789", p[1]) && n < sizeof spec - 2) spec[n++] = *++p;
-        char conv = *++p;
-        spec[n++] = conv;
-        spec[n] = '\0';
-        switch (conv) {
-        case 'T': print_tensor(stdout, va_arg(ap, Tensor)); break;
-        case 'P': print_parameter(stdout, va_arg(ap, Tensor)); break;
-        case 'S': print_size(stdout, va_arg(ap, Tensor)); break;
-        case 'd': printf(spec, va_arg(ap, int)); break;
-        case 's': printf(spec, va_arg(ap, const char *)); break;
-        case 'f': printf(spec, va_arg(ap, double)); break;
-        case 'r': print_float_repr(va_arg(ap, double)); break;
-        case '%': putchar('%'); break;
-        default: die(EXIT_BAD_INPUT, "show(): unknown conversion '%s'", spec);
-        }
-    }
-    va_end(ap);
-}
-
-static void keep_as(const char *name, const char *role, Tensor t) {
-    if (ch.dump) dump_write(ch.dump, name, role, t);
-}
-
-void keep(const char *name, Tensor t) { keep_as(name, "output", t); }
-
-void show_kept(const char *name, Tensor t) {
-    show("%T\n", t);
-    keep(name, t);
-}
-
-Tensor fixture_input(const char *name, Shape want) {
-    char err[FIXTURE_ERR_LEN];
-    Tensor t;
-    if (!fixture_read_finite(ch.fixture, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
-    keep_as(name, "input", t);
-    return t;
-}
-
-Tensor fixture_inputs(int min_tokens) {
-    Tensor inputs = fixture_input("inputs", (Shape){2, {SHAPE_ANY, SHAPE_ANY}});
-    if (inputs.rows < min_tokens)
-        die(EXIT_BAD_INPUT, "%s: dataset 'inputs': expected at least %d tokens (rows), found %d",
-            fixture_path(ch.fixture), min_tokens, inputs.rows);
-    if (inputs.rows > CHAPTER_MAX_DIM || inputs.cols > CHAPTER_MAX_DIM)
-        die(EXIT_BAD_INPUT, "%s: dataset 'inputs': expected at most %d tokens (rows) of at most %d features, "
-            "found (%d, %d)", fixture_path(ch.fixture), CHAPTER_MAX_DIM, CHAPTER_MAX_DIM, inputs.rows, inputs.cols);
-    return inputs;
-}
-
-long long fixture_int(const char *name, long long min, long long max) {
-    char err[FIXTURE_ERR_LEN];
-    long long v;
-    if (!fixture_attr_int(ch.fixture, name, &v, err)) die(EXIT_BAD_INPUT, "%s", err);
-    if (v < min || v > max)
-        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected an integer in [%lld, %lld], found %lld",
-            fixture_path(ch.fixture), name, min, max, v);
-    return v;
-}
-
-// --- parameters read from the fixture ------------------------------------
-
-static void made_weight(const char *name, Tensor t) { keep_as(name, "weight", t); }
-
-static Tensor read_weight(const char *name, Shape want) {
-    char err[FIXTURE_ERR_LEN];
-    Tensor t;
-    if (!fixture_read_finite(ch.fixture, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
-    made_weight(name, t);
-    return t;
-}
-
-static Tensor loaded_rand(ParamSource *ps, const char *name, int rows, int cols) {
-    (void)ps;
-    return read_weight(name, (Shape){2, {rows, cols}});
-}
-
-static Linear loaded_linear(ParamSource *ps, const char *name, int in, int out, int bias) {
-    (void)ps;
-    char key[128];
-    snprintf(key, sizeof key, "%s.weight", name);
-    Tensor weight = read_weight(key, (Shape){2, {out, in}});
-    Tensor none = {0};
-    if (!bias) return linear_from(weight, none);
-    snprintf(key, sizeof key, "%s.bias", name);
-    return linear_from(weight, read_weight(key, (Shape){1, {out}}));
-}
-
-ParamSource *manual_seed(void) {
-    if (!ch.opt.seed) {
-        ch.params = (ParamSource){loaded_rand, loaded_linear, made_weight, NULL};
-        return &ch.params;
-    }
-    torch_manual_seed(&ch.gen, ch.opt.seed_value);
-    for (long long k = 0; k < ch.opt.skip; k++) (void)torch_random(&ch.gen);
-    ch.rng = torch_generator_source(&ch.gen);
-    ch.params = params_drawn(&ch.rng, made_weight);
-    return &ch.params;
-}
-
-long long skip_count(void) {
-    if (ch.opt.seed || !fixture_has_attr(ch.fixture, "skip")) return ch.opt.skip;
-    return fixture_int("skip", 0, 1000000000LL);
-}
-
-void keep_trace(AttentionTrace tr) {
-    keep("keys", tr.keys);
-    keep("queries", tr.queries);
-    keep("values", tr.values);
-    keep("attn_scores", tr.attn_scores);
-    keep("attn_weights", tr.attn_weights);
-    keep("context_vec", tr.context_vec);
-}
-
-const char *seed_text(void) {
-    if (ch.opt.seed) return ch.opt.seed;
-    char err[FIXTURE_ERR_LEN];
-    if (!fixture_attr_string(ch.fixture, "seed", ch.seed, sizeof ch.seed, err)) die(EXIT_BAD_INPUT, "%s", err);
-    return ch.seed;
+void setup_cell(const char *label, const char *code) {
+    marker(label, " (setup)", code);
+    output_set_quiet(true);
 }

@@ -9,13 +9,34 @@
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
-    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]] [--dump PATH]%s [--help]", name,
-             allow_seed ? " [--seed N [--skip K]]" : "");
+    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]] [--dump PATH]%s [--threads N] [--help]", name,
+             allow_seed ? " [--seed [SITE=]N]... [--skip K]" : "");
+}
+
+void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
+              int allow_seed) {
+    char usage[256];
+    cli_usage(usage, sizeof usage, name, allow_seed);
+    int n = snprintf(buf, len,
+                     "%s\n\n%s\n\n"
+                     "  --fixture PATH  read inputs%s from PATH (default: %s)\n"
+                     "  --group NAME    the configuration NAME inside a multi-group fixture (fixtures/sweep.h5)\n"
+                     "  --dump PATH     also write every tensor computed to the HDF5 file PATH\n"
+                     "  --threads N     run the large kernels on N threads (default 1; the same bits)\n",
+                     usage, about, allow_seed ? " and parameters" : "", default_fixture);
+    if (allow_seed && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "  --seed N        draw parameters, dropout masks and random inputs in C, with every\n"
+                 "                  torch.manual_seed(...) of the chapter taking N, instead of reading them\n"
+                 "  --seed SITE=N   the seed of one torch.manual_seed call (SITE as in the fixture's\n"
+                 "                  SITE.seed attribute, e.g. exercise_3_1)\n"
+                 "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
+                 "                  notebook cells did (at most 10^9)\n");
 }
 
 // The value of option `opt` at argv[*i]: after '=' or the next argument.
-static const char *value_of(int argc, char **argv, int *i, const char *eq, const char *opt,
-                            char *err, size_t len) {
+static const char *value_of(int argc, char **argv, int *i, const char *eq, const char *opt, char *err,
+                            size_t len) {
     if (eq) return eq + 1;
     if (*i + 1 >= argc) {
         snprintf(err, len, "%s needs a value", opt);
@@ -24,25 +45,56 @@ static const char *value_of(int argc, char **argv, int *i, const char *eq, const
     return argv[++*i];
 }
 
-static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
+static int parse_count(const char *text, long long max, long long *out) {
+    char *end;
+    errno = 0;
+    long long k = strtoll(text, &end, 10);
+    if (errno || *end || end == text || k < 0 || k > max || text[0] == '+' || text[0] == ' ') return 0;
+    *out = k;
+    return 1;
+}
 
-int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
-    int rc = parse_args(argc, argv, allow_seed, opt, err, len);
-    // Errors quote what was typed, and an argument may hold a newline or an
-    // escape sequence: shown as '?', the message stays one plain line.
-    if (rc == CLI_USAGE)
-        for (char *p = err; len && *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    return rc;
+// --seed N or --seed SITE=N: SITE is a plain identifier, as in an attribute name.
+static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
+    if (opt->n_seeds == CLI_MAX_SEEDS) {
+        snprintf(err, len, "--seed: at most %d seeds", CLI_MAX_SEEDS);
+        return 0;
+    }
+    const char *eq = strchr(value, '=');
+    const char *site = NULL, *text = value;
+    if (eq) {
+        size_t n = (size_t)(eq - value);
+        int ok = n > 0 && n <= 40;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = (value[i] >= 'a' && value[i] <= 'z') || (value[i] >= '0' && value[i] <= '9') || value[i] == '_';
+        if (!ok) {
+            snprintf(err, len, "--seed: expected N or SITE=N with SITE a name such as exercise_3_1, found '%.40s'",
+                     value);
+            return 0;
+        }
+        site = value, text = eq + 1;
+    }
+    uint64_t v;
+    if (!torch_parse_seed(text, &v)) {
+        snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%.40s'",
+                 text);
+        return 0;
+    }
+    opt->seeds[opt->n_seeds].site = site;
+    opt->seeds[opt->n_seeds].text = text;
+    opt->seeds[opt->n_seeds].value = v;
+    opt->n_seeds++;
+    return 1;
 }
 
 static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
     memset(opt, 0, sizeof *opt);
-    const char *skip_text = NULL;
+    opt->threads = 1;
+    const char *skip_text = NULL, *threads_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
-            snprintf(err, len, "unexpected argument '%s'", arg);
+            snprintf(err, len, "unexpected argument '%.40s'", arg);
             return CLI_USAGE;
         }
         const char *eq = strchr(arg, '=');
@@ -53,13 +105,15 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             opt->help = 1;
             continue;
         }
+        const char *seed_text = NULL;
         if (n == 9 && !strncmp(arg, "--fixture", n)) slot = &opt->fixture, name = "--fixture";
         else if (n == 7 && !strncmp(arg, "--group", n)) slot = &opt->group, name = "--group";
         else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
-        else if (n == 6 && !strncmp(arg, "--seed", n) && allow_seed) slot = &opt->seed, name = "--seed";
+        else if (n == 9 && !strncmp(arg, "--threads", n)) slot = &threads_text, name = "--threads";
+        else if (n == 6 && !strncmp(arg, "--seed", n) && allow_seed) slot = &seed_text, name = "--seed";
         else if (n == 6 && !strncmp(arg, "--skip", n) && allow_seed) slot = &skip_text, name = "--skip";
         else if (n == 6 && (!strncmp(arg, "--seed", n) || !strncmp(arg, "--skip", n))) {
-            snprintf(err, len, "%.*s: this chapter draws no weights", (int)n, arg);
+            snprintf(err, len, "%.*s: this chapter draws nothing at random", (int)n, arg);
             return CLI_USAGE;
         } else {
             snprintf(err, len, "unknown option '%.*s'", (int)(n > 40 ? 40 : n), arg);
@@ -72,29 +126,33 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             return CLI_USAGE;
         }
         *slot = value;
-    }
-    if (opt->seed && !torch_parse_seed(opt->seed, &opt->seed_value)) {
-        snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%.40s'",
-                 opt->seed);
-        return CLI_USAGE;
+        if (slot == &seed_text && !parse_seed(opt, value, err, len)) return CLI_USAGE;
     }
     if (skip_text) {
-        char *end;
-        errno = 0;
-        long long k = strtoll(skip_text, &end, 10);
-        if (errno || *end || k < 0 || k > 1000000000LL) {
+        if (!parse_count(skip_text, CLI_MAX_SKIP, &opt->skip)) {
             snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%.40s'", skip_text);
             return CLI_USAGE;
         }
-        if (!opt->seed) {
+        if (!opt->n_seeds) {
             snprintf(err, len, "--skip only means something with --seed");
             return CLI_USAGE;
         }
-        opt->skip = k;
+    }
+    if (threads_text) {
+        long long t;
+        if (!parse_count(threads_text, CLI_MAX_THREADS, &t) || t < 1) {
+            snprintf(err, len, "--threads: expected a count in [1, %d], found '%.40s'", CLI_MAX_THREADS, threads_text);
+            return CLI_USAGE;
+        }
+        opt->threads = (int)t;
     }
     if (opt->group && !opt->fixture) {
         snprintf(err, len, "--group needs --fixture");
         return CLI_USAGE;
     }
     return CLI_OK;
+}
+
+int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
+    return parse_args(argc, argv, allow_seed, opt, err, len);
 }

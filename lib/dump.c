@@ -33,7 +33,13 @@ static const char *why_not_created(const char *path) {
     return "a path HDF5 cannot create";
 }
 
-Dump *dump_create(const char *path) {
+Dump *dump_create(const char *path, const Fixture *input) {
+    // The fixture is read into memory, not held open, so nothing else
+    // would stop --dump from truncating the very file it came from.
+    struct stat in, out;
+    if (stat(fixture_file(input), &in) == 0 && stat(path, &out) == 0 && in.st_dev == out.st_dev &&
+        in.st_ino == out.st_ino)
+        die(EXIT_BAD_INPUT, "%s: --dump: expected a file to write, found the fixture being read", path);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0)
@@ -63,9 +69,9 @@ static void write_role(hid_t ds, const char *role) {
 
 void dump_write(Dump *d, const char *name, const char *role, Tensor t) {
     if (H5Lexists(d->file, name, H5P_DEFAULT) > 0) H5Ldelete(d->file, name, H5P_DEFAULT);
-    Shape s = tensor_shape(t);
-    hsize_t dims[2] = {(hsize_t)s.dims[0], (hsize_t)s.dims[1]};
-    hid_t space = s.ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(s.ndim, dims, NULL);
+    hsize_t dims[TENSOR_MAX_DIMS];
+    for (int i = 0; i < t.ndim; i++) dims[i] = (hsize_t)t.shape[i];
+    hid_t space = t.ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(t.ndim, dims, NULL);
     hid_t ds = H5Dcreate2(d->file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     herr_t rc = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data);
     if (rc < 0) die(EXIT_BAD_INPUT, "%s: cannot write dataset '%s'", d->path, name);

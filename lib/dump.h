@@ -3,11 +3,13 @@
 #ifndef LITATTN_DUMP_H
 #define LITATTN_DUMP_H
 
+#include "fixture.h"
 #include "tensor.h"
 
 typedef struct Dump Dump;
 
-Dump *dump_create(const char *path);  // dies with one line if it cannot
+// Dies with one line if it cannot; refuses the file `input` is read from.
+Dump *dump_create(const char *path, const Fixture *input);
 // Writes `t` as dataset `name` with attribute role ("input", "weight",
 // "output"). A name written again replaces the earlier value, as a notebook
 // variable does when a later cell assigns it.

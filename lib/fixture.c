@@ -19,6 +19,7 @@
 struct Fixture {
     Snapshot snap;       // the root group, or the configuration's group
     char label[400];     // "path" or "path, group NAME": how errors name the file
+    char *file;          // the path
 };
 
 static int fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,6 +90,7 @@ Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_
         fixture_close(fx);
         return NULL;
     }
+    fx->file = strdup(path);
     if (group && *group) snprintf(fx->label, sizeof fx->label, "%s, group %s", path, group);
     else snprintf(fx->label, sizeof fx->label, "%s", path);
     return fx;
@@ -97,10 +99,12 @@ Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_
 void fixture_close(Fixture *fx) {
     if (!fx) return;
     snapshot_free(&fx->snap);
+    free(fx->file);
     free(fx);
 }
 
 const char *fixture_path(const Fixture *fx) { return fx->label; }
+const char *fixture_file(const Fixture *fx) { return fx->file ? fx->file : ""; }
 
 static const SnapObject *find_object(const Fixture *fx, const char *name) {
     for (int i = 0; i < fx->snap.n_objects; i++)
@@ -116,14 +120,9 @@ static const SnapAttr *find_attr(const Fixture *fx, const char *name) {
 
 int fixture_has(const Fixture *fx, const char *name) { return find_object(fx, name) != NULL; }
 
-static void describe_shape(Shape s, char *buf, size_t len) {
-    long long dims[2] = {s.dims[0], s.dims[1]};
-    shape_format(s.ndim, dims, buf, len);
-}
-
-static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, char *err) {
+static int read_dataset(Fixture *fx, const char *name, Size want, Tensor *out, char *err) {
     char want_s[64], have_s[64] = "an unreadable shape";
-    describe_shape(want, want_s, sizeof want_s);
+    size_format(want, want_s, sizeof want_s);
     const SnapObject *o = find_object(fx, name);
     if (!o)
         return fail(err, "%s: dataset '%s': expected float32 %s, found no such dataset", fx->label, name, want_s);
@@ -136,13 +135,13 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
     // Type, rank and shape are all checked before a single value is used.
     // Sizes are clamped one past the limit: an absurd declared shape fails
     // the element check instead of overflowing an int.
-    Shape have = {o->rank, {0, 0}};
-    for (int i = 0; i < o->rank && i < 2; i++)
+    Size have = {o->rank, {0}};
+    for (int i = 0; i < o->rank && i < TENSOR_MAX_DIMS; i++)
         have.dims[i] = (int)(o->dims[i] > SNAPSHOT_MAX_ELEMENTS ? SNAPSHOT_MAX_ELEMENTS + 1LL : o->dims[i]);
     if (!o->is_float32)
         return fail(err, "%s: dataset '%s': expected float32 %s, found %s %s", fx->label, name, want_s, o->type,
                     have_s);
-    if (o->rank < 0 || o->rank > 2 || !shape_matches(want, have))
+    if (o->rank < 0 || o->rank > TENSOR_MAX_DIMS || !size_matches(want, have))
         return fail(err, "%s: dataset '%s': expected float32 %s, found float32 %s", fx->label, name, want_s, have_s);
     if (o->numel > SNAPSHOT_MAX_ELEMENTS)
         return fail(err, "%s: dataset '%s': expected at most %d elements, found shape %s", fx->label, name,
@@ -153,24 +152,23 @@ static int read_dataset(Fixture *fx, const char *name, Shape want, Tensor *out, 
     if (o->values_read != 1)
         return fail(err, "%s: dataset '%s': expected %lld readable float32 values, found a corrupt or truncated dataset",
                     fx->label, name, o->numel);
-    Tensor t = o->rank == 0 ? tensor_scalar(0.0f) : o->rank == 1 ? tensor_vector(have.dims[0])
-                                                                 : tensor_matrix(have.dims[0], have.dims[1]);
+    Tensor t = tensor_empty(have);
     memcpy(t.data, o->values, (size_t)o->numel * sizeof(float));
     *out = t;
     return 1;
 }
 
-int fixture_read(Fixture *fx, const char *name, Shape want, Tensor *out, char err[FIXTURE_ERR_LEN]) {
+int fixture_read(Fixture *fx, const char *name, Size want, Tensor *out, char err[FIXTURE_ERR_LEN]) {
     return read_dataset(fx, name, want, out, err);
 }
 
-int fixture_read_finite(Fixture *fx, const char *name, Shape want, Tensor *out,
+int fixture_read_finite(Fixture *fx, const char *name, Size want, Tensor *out,
                         char err[FIXTURE_ERR_LEN]) {
     Tensor t;
     if (!read_dataset(fx, name, want, &t, err)) return 0;
-    for (int i = 0; i < tensor_numel(t); i++) {
+    for (long i = 0; i < numel(t); i++) {
         if (!isfinite(t.data[i]))
-            return fail(err, "%s: dataset '%s': expected finite values, found %s at flat index %d",
+            return fail(err, "%s: dataset '%s': expected finite values, found %s at flat index %ld",
                         fx->label, name, isnan(t.data[i]) ? "nan" : (t.data[i] > 0 ? "inf" : "-inf"), i);
     }
     *out = t;

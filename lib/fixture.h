@@ -20,14 +20,15 @@ typedef struct Fixture Fixture;
 // configuration inside a file that holds several (the sweep).
 Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_LEN]);
 void fixture_close(Fixture *fx);
-const char *fixture_path(const Fixture *fx);
+const char *fixture_path(const Fixture *fx);  // how messages name it: "path" or "path, group NAME"
+const char *fixture_file(const Fixture *fx);  // the file's path
 
 int fixture_has(const Fixture *fx, const char *name);
 
 // Reads dataset `name` into a new tensor of shape `want`.
-int fixture_read(Fixture *fx, const char *name, Shape want, Tensor *out, char err[FIXTURE_ERR_LEN]);
+int fixture_read(Fixture *fx, const char *name, Size want, Tensor *out, char err[FIXTURE_ERR_LEN]);
 // As fixture_read, and every value must be finite (for inputs and weights).
-int fixture_read_finite(Fixture *fx, const char *name, Shape want, Tensor *out,
+int fixture_read_finite(Fixture *fx, const char *name, Size want, Tensor *out,
                         char err[FIXTURE_ERR_LEN]);
 
 // Attributes of the fixture's root (or of its group). Strings may be fixed or

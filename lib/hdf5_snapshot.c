@@ -184,7 +184,7 @@ static void send_dataset_fields(hid_t ds) {
     read_role(ds, role, sizeof role);
     float *values = NULL;
     int values_read = 0;
-    if (is_f32 && rank >= 0 && rank <= 2 && numel > 0 && numel <= SNAPSHOT_MAX_ELEMENTS) {
+    if (is_f32 && rank >= 0 && rank <= 4 && numel > 0 && numel <= SNAPSHOT_MAX_ELEMENTS) {
         values = malloc((size_t)numel * sizeof *values);
         values_read = values && H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0 ? 1 : -1;
     }

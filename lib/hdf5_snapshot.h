@@ -47,7 +47,7 @@ typedef struct {
     int rank;           // 0 for a scalar
     long long dims[SNAPSHOT_MAX_RANK];
     char role[32];      // the "role" attribute, "" if none
-    int values_read;    // 1: values holds numel floats; 0: not read (not float32, rank > 2,
+    int values_read;    // 1: values holds numel floats; 0: not read (not float32, rank > 4,
                         // empty, too large); -1: HDF5 failed to read them
     long long numel;
     float *values;

@@ -11,18 +11,18 @@ float uniform01(RandomSource *rs) {
 }
 
 // out (n,) = torch.rand(n): uniform_(0, 1), whose fmaf(x, 1, 0) is x itself.
-void rand_fill(float *out, int n, RandomSource *rs) {
-    for (int i = 0; i < n; i++) out[i] = uniform01(rs);
+void rand_fill(float *out, long n, RandomSource *rs) {
+    for (long i = 0; i < n; i++) out[i] = uniform01(rs);
 }
 
 // out (n,) = U(from, to) as uniform_: one rounding per value, fmaf(x, to - from, from)
-void uniform_fill(float *out, int n, double from, double to, RandomSource *rs) {
+void uniform_fill(float *out, long n, double from, double to, RandomSource *rs) {
     // uniform_kernel casts the double bounds to the tensor's dtype first.
     float f = (float)from;
     float t = (float)to;
     // to - from in float, as the kernel computes it (one rounding, if any).
     float range = t - f;
-    for (int i = 0; i < n; i++) {
+    for (long i = 0; i < n; i++) {
         float x = uniform01(rs);
         // The FMA build's one rounding. The two-rounding x * range + f differs
         // for about 1 value in 6 of nn.Linear's weights, near 0 by many ulps
@@ -30,6 +30,17 @@ void uniform_fill(float *out, int n, double from, double to, RandomSource *rs) {
         // the small result). We build with -ffp-contract=off, so the fusion
         // is written out.
         out[i] = fmaf(x, range, f);
+    }
+}
+
+void bernoulli_fill(float *out, long n, double p, RandomSource *rs) {
+    for (long i = 0; i < n; i++) {
+        // Two statements: the high word is drawn first.
+        uint64_t hi = rs->next_u32(rs->state);
+        uint64_t lo = rs->next_u32(rs->state);
+        uint64_t r = (hi << 32) | lo;
+        double u = (double)(r & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
+        out[i] = u < p ? 1.0f : 0.0f;
     }
 }
 

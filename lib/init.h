@@ -14,13 +14,18 @@
 float uniform01(RandomSource *rs);
 
 // torch.rand: out (n,) gets one draw per element in memory (row-major) order.
-void rand_fill(float *out, int n, RandomSource *rs);
+void rand_fill(float *out, long n, RandomSource *rs);
 
 // Tensor.uniform_(from, to): out (n,), one draw per element in order.
 // from and to are cast to float first; each value is fmaf(x, to - from, from)
 // with x = uniform01: PyTorch's x86 build compiles x * (to - from) + from
 // with -mfma and GCC contracts it into one fused multiply-add.
-void uniform_fill(float *out, int n, double from, double to, RandomSource *rs);
+void uniform_fill(float *out, long n, double from, double to, RandomSource *rs);
+
+// Tensor.bernoulli_(p) on a float tensor (CPU, no MKL): per element in memory
+// order, r = random64() (two draws, the first the high half), u = (r & (2^53 -
+// 1)) * 2^-53 in double, and the element is 1 if u < p, else 0.
+void bernoulli_fill(float *out, long n, double p, RandomSource *rs);
 
 // torch.nn.init.kaiming_uniform_(w, a=sqrt(5)) bound for fan_in = in_features,
 // in double as torch.nn.init computes it: equal to 1/sqrt(fan_in) in value but

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "error.h"
 #include "sleef_expf.h"
 
 // AVX2 Vectorized<float> holds 8 lanes; the reductions below work lane-wise.
@@ -50,6 +51,15 @@ void matmul_wt_bias(float *out, const float *x, const float *w, const float *bia
             out[m * N + n] = bias ? s + bias[n] : s;
         }
     }
+}
+
+// a[i] (M, K) @ b[i] (K, N) -> out[i] (M, N), for i < batch
+// matmul -> bmm_out_or_baddbmm_: small products (K*M*N < 400) run a naive
+// triple loop from +0 without FMA, larger ones call sgemm per matrix; both
+// give the netlib order above (reference 3.5-3.6, section 5).
+void bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    for (long i = 0; i < batch; i++)
+        matmul(out + i * M * N, a + i * M * K, b + i * K * N, M, K, N);
 }
 
 // a (M, N) -> out (N, M): out[n][m] = a[m][n]; no arithmetic
@@ -142,35 +152,44 @@ float sum(const float *x, int n) {
     return 0.0f + s;
 }
 
+// out (n,) = a op b elementwise, a and b (n,): mul_kernel, div_true_kernel,
+// add_kernel (alpha 1: a + 1 * b is a plain add). One rounding per element:
+// a true IEEE division, not a multiply by 1/b.
+void mul_elementwise(float *out, const float *a, const float *b, long n) {
+    for (long i = 0; i < n; i++) out[i] = a[i] * b[i];
+}
+
+void div_elementwise(float *out, const float *a, const float *b, long n) {
+    for (long i = 0; i < n; i++) out[i] = a[i] / b[i];
+}
+
+void add_elementwise(float *out, const float *a, const float *b, long n) {
+    for (long i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
 // x (n,) / s -> out (n,): out[i] = x[i] / s
 // div_true_kernel: a true IEEE division per element (vdivps), not a multiply
 // by 1/s; a Python float divisor is first rounded to float32 (the 0-d
 // "wrapped number" is cast to the tensor's dtype), so pass (float)s.
-void div_scalar(float *out, const float *x, float s, int n) {
-    for (int i = 0; i < n; i++) out[i] = x[i] / s;
+void div_scalar(float *out, const float *x, float s, long n) {
+    for (long i = 0; i < n; i++) out[i] = x[i] / s;
 }
 
 // x (n,) * s -> out (n,): out[i] = x[i] * s (mul_kernel, one rounding)
-void mul_scalar(float *out, const float *x, float s, int n) {
-    for (int i = 0; i < n; i++) out[i] = x[i] * s;
+void mul_scalar(float *out, const float *x, float s, long n) {
+    for (long i = 0; i < n; i++) out[i] = x[i] * s;
+}
+
+// x (n,) + s -> out (n,): out[i] = x[i] + s (add_kernel, one rounding)
+void add_scalar(float *out, const float *x, float s, long n) {
+    for (long i = 0; i < n; i++) out[i] = x[i] + s;
 }
 
 // x (n,) -> out (n,): out[i] = e^x[i]
 // torch.exp -> vml::vexp -> vec::map -> Sleef_expf8_u10 on every element,
 // the tail included (it is loaded into a padded vector), hence sleef_expf.
-void exp_elementwise(float *out, const float *x, int n) {
-    for (int i = 0; i < n; i++) out[i] = sleef_expf(x[i]);
-}
-
-// out (n,) += w * x (n,): out[i] = out[i] + round(w * x[i])
-// `context_vec += attn_weights[i] * x_i` is two tensor ops: mul makes a new
-// tensor (product rounded), then add_ (alpha 1: fmadd(b, 1, a) is a plain
-// rounded add). Two roundings, never one fused step.
-void add_scaled(float *out, float w, const float *x, int n) {
-    for (int i = 0; i < n; i++) {
-        const float p = w * x[i];
-        out[i] = out[i] + p;
-    }
+void exp_elementwise(float *out, const float *x, long n) {
+    for (long i = 0; i < n; i++) out[i] = sleef_expf(x[i]);
 }
 
 // vec::maximum on one lane: _mm256_max_ps(a, b) (b unless a > b), OR-ed with
@@ -221,4 +240,22 @@ void softmax_row(float *out, const float *x, int n) {
     for (int j = 0; j < n; j++) out[j] = sleef_expf(x[j] - max);
     const float inv = 1.0f / reduce_all(vec_add, out, n);
     for (int j = 0; j < n; j++) out[j] = out[j] * inv;
+}
+
+// x (rows, n) -> out (rows, n): each row on its own (the rows of a (b, T, T)
+// or (b, h, T, T) tensor are independent jobs of the same kernel).
+void softmax_rows(float *out, const float *x, long rows, int n) {
+    for (long r = 0; r < rows; r++) softmax_row(out + r * n, x + r * n, n);
+}
+
+// x (rows, n) -> out (rows,): x.sum(dim=-1), cascade_sum on every row
+void sum_rows(float *out, const float *x, long rows, int n) {
+    for (long r = 0; r < rows; r++) out[r] = sum(x + r * n, n);
+}
+
+// x (outer, n, inner) -> out: softmax over the middle axis, for each of the
+// outer * inner columns.
+void softmax_dim(float *out, const float *x, long outer, int n, long inner) {
+    (void)out, (void)x, (void)outer, (void)n, (void)inner;
+    die(EXIT_BAD_INPUT, "softmax over a dimension other than the last is not written yet");
 }

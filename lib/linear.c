@@ -1,51 +1,66 @@
 // linear.c: nn.Linear's initialisation and forward.
 #include "linear.h"
 
-#include <stddef.h>
+#include <stdio.h>
 
+#include "draws.h"
 #include "error.h"
 #include "init.h"
 #include "kernels.h"
+#include "ops.h"
 
-Linear linear_new(int in, int out, int bias, RandomSource *rs) {
-    if (in < 1 || out < 1) die(EXIT_USAGE, "linear_new: in_features %d and out_features %d must be >= 1", in, out);
-    Linear l;
-    // nn.Linear.__init__ allocates weight, then bias; reset_parameters then
-    // draws in the same order. Allocation draws nothing.
-    l.weight = tensor_matrix(out, in);
-    l.bias = (Tensor){.ndim = 0};
-    if (bias) l.bias = tensor_vector(out);
-    // kaiming_uniform_(weight, a=sqrt(5)): U(-bound, bound), out * in draws in row-major order.
+Linear linear_new(const char *name, int in, int out, bool bias) {
+    if (in < 1 || out < 1) die(EXIT_BAD_INPUT, "nn.Linear: in_features %d and out_features %d must be >= 1", in, out);
+    Linear l = {.weight = tensor_empty(SIZE(out, in))};
+    snprintf(l.name, sizeof l.name, "%s", name);
+    char key[128];
+    // nn.Linear.__init__ allocates weight, then bias; reset_parameters draws
+    // in the same order. kaiming_uniform_(weight, a=sqrt(5)) is U(-b, b).
     double wb = kaiming_uniform_bound(in);
-    uniform_fill(l.weight.data, out * in, -wb, wb, rs);
-    // then uniform_(bias, -1/sqrt(in), 1/sqrt(in)): out draws.
+    snprintf(key, sizeof key, "%s.weight", name);
+    draw_uniform_(key, l.weight, -wb, wb);
+    l.weight.requires_grad = true;
     if (bias) {
+        l.bias = tensor_empty(SIZE(out));
         double bb = linear_bias_bound(in);
-        uniform_fill(l.bias.data, out, -bb, bb, rs);
+        snprintf(key, sizeof key, "%s.bias", name);
+        draw_uniform_(key, l.bias, -bb, bb);
+        l.bias.requires_grad = true;
     }
     return l;
 }
 
-Linear linear_from(Tensor weight, Tensor bias) {
-    if (weight.ndim != 2 || weight.data == NULL)
-        die(EXIT_BAD_INPUT, "linear_from: weight must be a rank-2 (out, in) tensor, got rank %d", weight.ndim);
-    int out = weight.rows;
-    if (bias.data != NULL && (bias.ndim != 1 || bias.cols != out))
-        die(EXIT_BAD_INPUT, "linear_from: bias must be rank 1 of %d values (weight is (%d, %d)), got rank %d of %d",
-            out, out, weight.cols, bias.ndim, bias.rows * bias.cols);
-    Linear l = {weight, bias};
+Linear linear_from(const char *name, Tensor weight, Tensor bias) {
+    if (weight.ndim != 2 || (bias.data && (bias.ndim != 1 || bias.shape[0] != weight.shape[0])))
+        die(EXIT_BAD_INPUT, "nn.Linear: expected a (out, in) weight and an (out,) bias");
+    Linear l = {.weight = weight, .bias = bias};
+    snprintf(l.name, sizeof l.name, "%s", name);
     return l;
 }
 
+long linear_parameters(const Linear *l) { return numel(l->weight) + (l->bias.data ? numel(l->bias) : 0); }
+
 Tensor linear_forward(const Linear *l, Tensor x) {
-    int in = l->weight.cols, out = l->weight.rows;
-    if ((x.ndim != 1 && x.ndim != 2) || x.cols != in)
-        die(EXIT_BAD_INPUT, "linear_forward: input must be (T, %d) or (%d,), got rank %d with last dimension %d", in,
-            in, x.ndim, x.cols);
-    // rank 1 is a single row: (1, in) -> (1, out), printed as (out,)
-    int T = x.rows;
-    Tensor y = x.ndim == 2 ? tensor_matrix(T, out) : tensor_vector(out);
-    // x (T, in) @ weight^T, weight (out, in), + bias (out) or NULL -> y (T, out)
-    matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, T, in, out);
+    const int in = l->weight.shape[1], out = l->weight.shape[0];
+    if (x.ndim < 1 || x.shape[x.ndim - 1] != in) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: expected an input whose last axis has %d features, found %s", l->name, in, s);
+    }
+    Size s = shape(x);
+    s.dims[s.ndim - 1] = out;
+    Tensor y = tensor_empty(s);
+    // F.linear: every row of x (B*T collapsed into one axis) times weight.T,
+    // one sgemm 'T','N'; the bias, when there is one, is added last.
+    const int rows = (int)(numel(x) / in);
+    matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
+    // What F.linear records: addmm on 2-D (and 3-D through a view) input
+    // with a bias, matmul (+ add) otherwise.
+    const bool b = l->bias.data != NULL;
+    const char *fn = x.ndim == 1 ? (b ? "AddBackward0" : "SqueezeBackward3")
+                   : x.ndim == 2 ? (b ? "AddmmBackward0" : "MmBackward0")
+                   : x.ndim == 3 ? (b ? "ViewBackward0" : "UnsafeViewBackward0")
+                                 : (b ? "AddBackward0" : "UnsafeViewBackward0");
+    y.grad_fn = needs_grad(x) || needs_grad(l->weight) || (b && needs_grad(l->bias)) ? fn : NULL;
     return y;
 }

@@ -1,32 +1,31 @@
 // linear.h: nn.Linear, a weight (out, in) and an optional bias (out,).
 //
 // linear_new draws exactly as nn.Linear(in, out, bias).reset_parameters()
-// does (torch-cpu-numerics.md section 3): weight from
+// does (torch-cpu-numerics.md section 3): the weight from
 // kaiming_uniform_(a=sqrt(5)), out * in draws in row-major order, then the
-// bias from U(-1/sqrt(in), 1/sqrt(in)), out draws. With a TorchGenerator
-// source seeded like torch.manual_seed, the parameters equal PyTorch's to the
-// bit; layers draw in the order they are made, as modules do in __init__.
+// bias from U(-1/sqrt(in), 1/sqrt(in)), out draws. Seeded like
+// torch.manual_seed, the parameters equal PyTorch's to the bit; layers draw
+// in the order they are made, as modules do in __init__ (draws.h).
 #ifndef LITATTN_LINEAR_H
 #define LITATTN_LINEAR_H
 
-#include "random_source.h"
+#include <stdbool.h>
+
 #include "tensor.h"
 
 typedef struct {
-    Tensor weight;  // (out, in)
+    char name[96];  // "W_query", "mha.out_proj": its parameters are "<name>.weight", "<name>.bias"
+    Tensor weight;  // (out, in), requires grad
     Tensor bias;    // (out,), or .data == NULL when bias=False
 } Linear;
 
-// nn.Linear(in, out, bias=bias != 0); in >= 1 and out >= 1.
-Linear linear_new(int in, int out, int bias, RandomSource *rs);
+// nn.Linear(in, out, bias=bias); in >= 1 and out >= 1.
+Linear linear_new(const char *name, int in, int out, bool bias);
 
-// A layer from given parameters (e.g. read from a fixture): weight is rank 2
-// (out, in); bias is rank 1 (out,) or has .data == NULL for no bias. Keeps
-// the tensors (no copy). Dies on a shape mismatch.
-Linear linear_from(Tensor weight, Tensor bias);
-
-// y = x @ weight^T (+ bias): x (T, in) -> (T, out); a rank-1 x (in,) gives
-// (out,), as nn.Linear does. Dies if x's last dimension is not in.
+// y = x @ weight.T (+ bias): x (..., in) -> (..., out), any rank from 1 to 4.
+Linear linear_from(const char *name, Tensor weight, Tensor bias);  // given parameters (Exercise 3.1)
 Tensor linear_forward(const Linear *l, Tensor x);
+
+long linear_parameters(const Linear *l);  // weight.numel() + bias.numel()
 
 #endif

@@ -1,20 +1,54 @@
-// ops.h: the notebook's torch expressions, one function each. They check
-// shapes, allocate the result and call a kernel from kernels.h, so a chapter
-// reads like its notebook: `attn_scores_2 = torch_matmul(query_2, torch_transpose(keys))`.
+// ops.h: the notebook's torch expressions, one function each, on tensors of
+// rank 0 to 4. They check shapes (a mismatch is bad input: one line naming
+// the operation and both shapes), allocate the result, call the arithmetic in
+// kernels.h, and record the grad_fn torch would print. So a chapter reads like
+// its notebook:
+//
+//   attn_scores = queries @ keys.transpose(1, 2)
+//   Tensor attn_scores = torch_matmul(queries, torch_transpose(keys, 1, 2));
+//
+// Layout operations (transpose, T, stack, cat, the mask slice) copy: every
+// tensor here is contiguous, and a copy involves no arithmetic.
 #ifndef LITATTN_OPS_H
 #define LITATTN_OPS_H
 
+#include <stdbool.h>
+
 #include "tensor.h"
 
-Tensor torch_matmul(Tensor a, Tensor b);     // a @ b: (M,K)@(K,N); (K,)@(K,N) -> (N,)
-Tensor torch_transpose(Tensor a);            // a.T of a rank-2 tensor
-Tensor torch_dot(Tensor a, Tensor b);        // torch.dot(a, b) of two (n,) -> 0-d
-Tensor torch_sum(Tensor a);                  // a.sum() -> 0-d
-Tensor torch_sum_rows(Tensor a);             // a.sum(dim=-1) of (rows, cols) -> (rows,)
-Tensor torch_div(Tensor a, float s);         // a / s, s a Python float or a 0-d tensor
-Tensor torch_mul(Tensor a, float s);         // a * s
-Tensor torch_exp(Tensor a);                  // torch.exp(a)
-Tensor torch_softmax(Tensor a, int dim);     // torch.softmax(a, dim); dim must be the last one
-void torch_add_scaled_(Tensor acc, float w, Tensor x);  // acc += w * x, in place
+// --- making ----------------------------------------------------------------------
+Tensor torch_ones(Size s);                        // torch.ones(*s)
+Tensor torch_tril(Tensor a);                      // torch.tril(a): 2-D, keeps the lower triangle
+Tensor torch_triu(Tensor a, int diagonal);        // torch.triu(a, diagonal=k)
+Tensor torch_stack(int n, const Tensor *ts, int dim);  // torch.stack((t0, t1, ...), dim=dim)
+Tensor torch_cat(int n, const Tensor *ts, int dim);    // torch.cat([t0, t1, ...], dim=dim)
+#define TENSORS(...) (int)(sizeof((Tensor[]){__VA_ARGS__}) / sizeof(Tensor)), (Tensor[]){__VA_ARGS__}
+
+// --- layout ------------------------------------------------------------------------
+Tensor torch_transpose(Tensor a, int dim0, int dim1);  // a.transpose(dim0, dim1)
+Tensor torch_T(Tensor a);                         // a.T of a 2-D (or 1-D) tensor
+Tensor torch_contiguous(Tensor a);                // a.contiguous(): always already so here
+Tensor torch_slice2(Tensor a, int rows, int cols);  // a[:rows, :cols] of a 2-D tensor
+Tensor torch_bool(Tensor a);                      // a.bool(): 1 where a != 0, else 0 (a float mask)
+
+// --- arithmetic ------------------------------------------------------------------
+Tensor torch_matmul(Tensor a, Tensor b);          // a @ b: dot, vector-matrix, mm, batched with broadcast
+Tensor torch_dot(Tensor a, Tensor b);             // torch.dot(a, b) of two (n,) -> 0-d
+Tensor torch_sum(Tensor a);                       // a.sum() -> 0-d
+Tensor torch_sum_dim(Tensor a, int dim, bool keepdim);  // a.sum(dim=-1, keepdim=...) (last dim only)
+Tensor torch_mul(Tensor a, Tensor b);             // a * b, broadcasting
+Tensor torch_div(Tensor a, Tensor b);             // a / b, broadcasting; a 0-d b divides by its value
+Tensor torch_mul_scalar(Tensor a, double s);      // a * s, s a Python float (used as float32)
+Tensor torch_div_scalar(Tensor a, double s);      // a / s, s a Python float (used as float32)
+Tensor torch_add(Tensor a, Tensor b);             // a + b, broadcasting
+void torch_add_(Tensor acc, Tensor b);            // acc += b, in place
+Tensor torch_exp(Tensor a);                       // torch.exp(a)
+Tensor torch_softmax(Tensor a, int dim);          // torch.softmax(a, dim=dim)
+Tensor torch_masked_fill(Tensor a, Tensor mask, float value);  // a.masked_fill(mask, value), mask broadcast
+void torch_masked_fill_(Tensor *a, Tensor mask, float value);  // a.masked_fill_(mask, value), in place
+bool torch_equal(Tensor a, Tensor b);             // torch.equal(a, b): same shape, every value == (NaN != NaN)
+
+// Whether torch would record autograd history for a result made from t.
+bool needs_grad(Tensor t);
 
 #endif

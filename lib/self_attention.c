@@ -8,49 +8,73 @@
 #include "self_attention.h"
 
 #include <math.h>
+#include <stdio.h>
 
+#include "draws.h"
+#include "keep.h"
 #include "ops.h"
 
-// Passes 2-4 on a trace whose keys, queries and values are filled in.
-static AttentionTrace attend(AttentionTrace tr) {
-    tr.attn_scores = torch_matmul(tr.queries, torch_transpose(tr.keys));
-    // keys.shape[-1]**0.5 is Python's float power, libm's pow in double; the
-    // division then happens in float32, the tensor's type.
-    float scale = (float)pow((double)tensor_dim(tr.keys, -1), 0.5);
-    tr.attn_weights = torch_softmax(torch_div(tr.attn_scores, scale), -1);
-    tr.context_vec = torch_matmul(tr.attn_weights, tr.values);
-    return tr;
+// keys.shape[-1]**0.5: Python's float power of an int, a double; the
+// division then happens in float32, the tensor's type.
+static double sqrt_d_k(Tensor keys) { return pow((double)dim(keys, -1), 0.5); }
+
+// Passes 2-4, keeping forward()'s locals under the module's name.
+static Tensor attend(const char *name, Tensor keys, Tensor queries, Tensor values, int softmax_dim) {
+    Tensor attn_scores = torch_matmul(queries, torch_T(keys));  // omega
+    Tensor attn_weights = torch_softmax(torch_div_scalar(attn_scores, sqrt_d_k(keys)), softmax_dim);
+    Tensor context_vec = torch_matmul(attn_weights, values);
+    KEEP_LOCAL(name, keys);
+    KEEP_LOCAL(name, queries);
+    KEEP_LOCAL(name, values);
+    KEEP_LOCAL(name, attn_scores);
+    KEEP_LOCAL(name, attn_weights);
+    KEEP_LOCAL(name, context_vec);
+    return context_vec;
 }
 
-SelfAttentionV1 self_attention_v1_new(int d_in, int d_out, ParamSource *params) {
+static Tensor parameter_rand(const char *module, const char *param, int rows, int cols) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", module, param);
+    Tensor t = draw_rand(key, SIZE(rows, cols), "weight");
+    t.requires_grad = true;  // nn.Parameter
+    return t;
+}
+
+SelfAttentionV1 self_attention_v1(const char *name, int d_in, int d_out) {
     // Drawn in the order __init__ assigns them: query, key, value.
     SelfAttentionV1 m;
-    m.W_query = param_rand(params, "W_query", d_in, d_out);
-    m.W_key = param_rand(params, "W_key", d_in, d_out);
-    m.W_value = param_rand(params, "W_value", d_in, d_out);
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.W_query = parameter_rand(name, "W_query", d_in, d_out);
+    m.W_key = parameter_rand(name, "W_key", d_in, d_out);
+    m.W_value = parameter_rand(name, "W_value", d_in, d_out);
     return m;
 }
 
-AttentionTrace self_attention_v1_forward(const SelfAttentionV1 *m, Tensor x) {
-    AttentionTrace tr = {0};
-    tr.keys = torch_matmul(x, m->W_key);
-    tr.queries = torch_matmul(x, m->W_query);
-    tr.values = torch_matmul(x, m->W_value);
-    return attend(tr);
+Tensor self_attention_v1_forward(const SelfAttentionV1 *m, Tensor x) {
+    Tensor keys = torch_matmul(x, m->W_key);
+    Tensor queries = torch_matmul(x, m->W_query);
+    Tensor values = torch_matmul(x, m->W_value);
+    return attend(m->name, keys, queries, values, -1);
 }
 
-SelfAttentionV2 self_attention_v2_new(int d_in, int d_out, int qkv_bias, ParamSource *params) {
-    SelfAttentionV2 m;
-    m.W_query = param_linear(params, "W_query", d_in, d_out, qkv_bias);
-    m.W_key = param_linear(params, "W_key", d_in, d_out, qkv_bias);
-    m.W_value = param_linear(params, "W_value", d_in, d_out, qkv_bias);
+static Linear layer(const char *module, const char *layer_name, int in, int out, bool bias) {
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", module, layer_name);
+    return linear_new(key, in, out, bias);
+}
+
+SelfAttentionV2 self_attention_v2(const char *name, int d_in, int d_out, bool qkv_bias) {
+    SelfAttentionV2 m = {.softmax_dim = -1};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.W_query = layer(name, "W_query", d_in, d_out, qkv_bias);
+    m.W_key = layer(name, "W_key", d_in, d_out, qkv_bias);
+    m.W_value = layer(name, "W_value", d_in, d_out, qkv_bias);
     return m;
 }
 
-AttentionTrace self_attention_v2_forward(const SelfAttentionV2 *m, Tensor x) {
-    AttentionTrace tr = {0};
-    tr.keys = linear_forward(&m->W_key, x);
-    tr.queries = linear_forward(&m->W_query, x);
-    tr.values = linear_forward(&m->W_value, x);
-    return attend(tr);
+Tensor self_attention_v2_forward(const SelfAttentionV2 *m, Tensor x) {
+    Tensor keys = linear_forward(&m->W_key, x);
+    Tensor queries = linear_forward(&m->W_query, x);
+    Tensor values = linear_forward(&m->W_value, x);
+    return attend(m->name, keys, queries, values, m->softmax_dim);
 }

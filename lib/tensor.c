@@ -1,86 +1,154 @@
-// tensor.c: allocation, shape queries and the pool that frees them all.
+// tensor.c: making tensors, their shapes, views, and the pool that frees them.
 #include "tensor.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 
-// Every data block handed out, so tensor_release_all() can free them at once.
-static float **pool;
-static size_t pool_len, pool_cap;
+// --- the pool -------------------------------------------------------------------
+// Small tensors (a scalar, a row of a few floats: the element-by-element
+// loops of §3.3 make one per step) are cut from 64 KiB slabs, so a 1024 x
+// 1024 loop of dot products costs 4 MiB, as much as the scores it fills.
+// Large tensors get a block of their own, aligned for vector loads, which
+// tensor_free() can give back early.
 
-static float *pool_alloc(size_t n) {
-    if (pool_len == pool_cap) {
-        size_t cap = pool_cap ? 2 * pool_cap : 64;
-        float **grown = realloc(pool, cap * sizeof *grown);
-        if (!grown) die(EXIT_BAD_INPUT, "out of memory growing the tensor pool");
-        pool = grown;
-        pool_cap = cap;
+enum { SMALL_BYTES = 256, SLAB_BYTES = 64 * 1024, ALIGN = 64 };
+
+typedef struct Slab {
+    struct Slab *next;
+    size_t used;
+    _Alignas(16) unsigned char bytes[SLAB_BYTES];
+} Slab;
+
+static Slab *slabs;          // newest first
+static float **blocks;       // the large blocks handed out and not yet freed
+static size_t n_blocks, cap_blocks;
+
+static float *small_alloc(size_t bytes) {
+    bytes = (bytes + 15) & ~(size_t)15;
+    if (!slabs || slabs->used + bytes > SLAB_BYTES) {
+        Slab *s = calloc(1, sizeof *s);
+        if (!s) die(EXIT_BAD_INPUT, "out of memory making a tensor");
+        s->next = slabs;
+        slabs = s;
     }
-    float *data = calloc(n ? n : 1, sizeof(float));
-    if (!data) die(EXIT_BAD_INPUT, "out of memory allocating %zu floats", n);
-    pool[pool_len++] = data;
-    return data;
+    float *p = (float *)(void *)(slabs->bytes + slabs->used);
+    slabs->used += bytes;
+    return p;  // slabs are zeroed by calloc and never reused
 }
 
-static Tensor tensor_new(int ndim, int rows, int cols) {
-    if (rows < 0 || cols < 0) die(EXIT_BAD_INPUT, "negative tensor size (%d, %d)", rows, cols);
-    Tensor t = {ndim, rows, cols, pool_alloc((size_t)rows * (size_t)cols)};
+static float *block_alloc(size_t bytes, bool zero) {
+    if (n_blocks == cap_blocks) {
+        size_t cap = cap_blocks ? 2 * cap_blocks : 64;
+        float **grown = realloc(blocks, cap * sizeof *grown);
+        if (!grown) die(EXIT_BAD_INPUT, "out of memory making a tensor");
+        blocks = grown;
+        cap_blocks = cap;
+    }
+    size_t rounded = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    float *p = aligned_alloc(ALIGN, rounded);
+    if (!p) die(EXIT_BAD_INPUT, "out of memory making a tensor of %zu bytes", bytes);
+    if (zero) memset(p, 0, rounded);
+    blocks[n_blocks++] = p;
+    return p;
+}
+
+static Tensor make(Size s, bool zero) {
+    if (s.ndim < 0 || s.ndim > TENSOR_MAX_DIMS) die(EXIT_BAD_INPUT, "a tensor of rank %d (at most %d)", s.ndim, TENSOR_MAX_DIMS);
+    long n = 1;
+    for (int i = 0; i < s.ndim; i++) {
+        if (s.dims[i] < 0) die(EXIT_BAD_INPUT, "a tensor with a negative size");
+        if (s.dims[i] > 0 && n > TENSOR_MAX_NUMEL / s.dims[i]) n = TENSOR_MAX_NUMEL + 1;
+        else n *= s.dims[i];
+    }
+    if (n > TENSOR_MAX_NUMEL) {
+        char shape_s[96];
+        size_format(s, shape_s, sizeof shape_s);
+        die(EXIT_BAD_INPUT, "expected tensors of at most 2^26 elements, found one of shape %s to make", shape_s);
+    }
+    Tensor t = {0};
+    t.ndim = s.ndim;
+    memcpy(t.shape, s.dims, sizeof t.shape);
+    size_t bytes = (size_t)n * sizeof(float);
+    t.data = bytes <= SMALL_BYTES ? small_alloc(bytes ? bytes : sizeof(float)) : block_alloc(bytes, zero);
     return t;
 }
 
+Tensor tensor_zeros(Size s) { return make(s, true); }
+Tensor tensor_empty(Size s) { return make(s, false); }
+
 Tensor tensor_scalar(float value) {
-    Tensor t = tensor_new(0, 1, 1);
+    Tensor t = make(SIZE_SCALAR, true);
     t.data[0] = value;
     return t;
 }
 
-Tensor tensor_vector(int n) { return tensor_new(1, 1, n); }
-
-Tensor tensor_matrix(int rows, int cols) { return tensor_new(2, rows, cols); }
-
 Tensor tensor_copy(Tensor t) {
-    Tensor c = tensor_new(t.ndim, t.rows, t.cols);
-    memcpy(c.data, t.data, (size_t)tensor_numel(t) * sizeof(float));
+    Tensor c = make(shape(t), false);
+    memcpy(c.data, t.data, (size_t)numel(t) * sizeof(float));
     return c;
 }
 
-Tensor tensor_row(Tensor t, int r) {
-    if (t.ndim != 2 || r < 0 || r >= t.rows)
-        die(EXIT_BAD_INPUT, "row %d of a tensor with %d rows", r, t.ndim == 2 ? t.rows : 0);
-    Tensor row = tensor_vector(t.cols);
-    memcpy(row.data, t.data + (size_t)r * (size_t)t.cols, (size_t)t.cols * sizeof(float));
-    return row;
+void tensor_free(Tensor t) {
+    // Small tensors stay in their slab until the end; large ones are found by
+    // their block (searched from the newest: temporaries die young).
+    for (size_t i = n_blocks; i-- > 0;) {
+        if (blocks[i] != t.data) continue;
+        free(blocks[i]);
+        blocks[i] = blocks[--n_blocks];
+        return;
+    }
 }
 
-float tensor_item(Tensor t) {
-    if (tensor_numel(t) != 1) die(EXIT_BAD_INPUT, "item() of a tensor with %d elements", tensor_numel(t));
-    return t.data[0];
+void tensor_release_all(void) {
+    for (size_t i = 0; i < n_blocks; i++) free(blocks[i]);
+    free(blocks);
+    blocks = NULL;
+    n_blocks = cap_blocks = 0;
+    while (slabs) {
+        Slab *next = slabs->next;
+        free(slabs);
+        slabs = next;
+    }
 }
 
-int tensor_numel(Tensor t) { return t.rows * t.cols; }
+// --- shape ------------------------------------------------------------------------
 
-int tensor_dim(Tensor t, int dim) {
-    Shape s = tensor_shape(t);
-    if (dim < 0) dim += s.ndim;
-    if (dim < 0 || dim >= s.ndim) die(EXIT_BAD_INPUT, "dimension %d of a rank-%d tensor", dim, s.ndim);
-    return s.dims[dim];
+long size_numel(Size s) {
+    long n = 1;
+    for (int i = 0; i < s.ndim; i++) n *= s.dims[i];
+    return n;
 }
 
-Shape tensor_shape(Tensor t) {
-    Shape s = {t.ndim, {0, 0}};
-    if (t.ndim == 1) s.dims[0] = t.cols;
-    if (t.ndim == 2) s.dims[0] = t.rows, s.dims[1] = t.cols;
+long numel(Tensor t) { return size_numel(shape(t)); }
+
+int dim(Tensor t, int d) {
+    int k = d < 0 ? d + t.ndim : d;
+    if (k < 0 || k >= t.ndim) die(EXIT_BAD_INPUT, "dimension %d of a tensor of rank %d", d, t.ndim);
+    return t.shape[k];
+}
+
+Size shape(Tensor t) {
+    Size s = {t.ndim, {0}};
+    memcpy(s.dims, t.shape, sizeof s.dims);
     return s;
 }
 
-int shape_matches(Shape want, Shape have) {
-    if (want.ndim != have.ndim) return 0;
+bool size_equal(Size a, Size b) {
+    if (a.ndim != b.ndim) return false;
+    for (int i = 0; i < a.ndim; i++)
+        if (a.dims[i] != b.dims[i]) return false;
+    return true;
+}
+
+bool size_matches(Size want, Size have) {
+    if (want.ndim != have.ndim) return false;
     for (int i = 0; i < want.ndim; i++)
-        if (want.dims[i] != SHAPE_ANY && want.dims[i] != have.dims[i]) return 0;
-    return 1;
+        if (want.dims[i] != SIZE_ANY && want.dims[i] != have.dims[i]) return false;
+    return true;
 }
 
 void shape_format(int ndim, const long long *dims, char *buf, size_t len) {
@@ -92,9 +160,59 @@ void shape_format(int ndim, const long long *dims, char *buf, size_t len) {
     if (n < len) snprintf(buf + n, len - n, ndim == 1 ? ",)" : ")");
 }
 
-void tensor_release_all(void) {
-    for (size_t i = 0; i < pool_len; i++) free(pool[i]);
-    free(pool);
-    pool = NULL;
-    pool_len = pool_cap = 0;
+void size_format(Size s, char *buf, size_t len) {
+    long long dims[TENSOR_MAX_DIMS];
+    for (int i = 0; i < s.ndim; i++) dims[i] = s.dims[i];
+    shape_format(s.ndim, dims, buf, len);
+}
+
+// --- views ------------------------------------------------------------------------
+
+Tensor select(Tensor t, int i) {
+    if (t.ndim == 0) die(EXIT_BAD_INPUT, "indexing a 0-d tensor");
+    int k = i < 0 ? i + t.shape[0] : i;
+    if (k < 0 || k >= t.shape[0])
+        die(EXIT_BAD_INPUT, "index %d is out of bounds for dimension 0 with size %d", i, t.shape[0]);
+    Tensor v = t;
+    v.ndim = t.ndim - 1;
+    memmove(v.shape, t.shape + 1, sizeof(int) * (size_t)v.ndim);
+    v.shape[TENSOR_MAX_DIMS - 1] = 0;
+    v.data = t.data + (size_t)k * (size_t)(numel(t) / t.shape[0]);
+    // torch records the indexing (SelectBackward0) when t needs grad.
+    if (t.requires_grad || t.grad_fn) v.grad_fn = "SelectBackward0";
+    v.requires_grad = false;
+    return v;
+}
+
+Tensor select2(Tensor t, int i, int j) { return select(select(t, i), j); }
+
+Tensor view(Tensor t, Size s) {
+    if (size_numel(s) != numel(t)) {
+        char have[96], want[96];
+        size_format(shape(t), have, sizeof have);
+        size_format(s, want, sizeof want);
+        die(EXIT_BAD_INPUT, "view: shape %s is invalid for a tensor of shape %s", want, have);
+    }
+    Tensor v = t;
+    v.ndim = s.ndim;
+    memcpy(v.shape, s.dims, sizeof v.shape);
+    if (t.requires_grad || t.grad_fn) v.grad_fn = "ViewBackward0";
+    v.requires_grad = false;
+    return v;
+}
+
+float item(Tensor t) {
+    if (numel(t) != 1) die(EXIT_BAD_INPUT, "item() of a tensor with %ld elements", numel(t));
+    return t.data[0];
+}
+
+float *at(Tensor t, int n, const int *index) {
+    if (n != t.ndim) die(EXIT_BAD_INPUT, "%d indices into a tensor of rank %d", n, t.ndim);
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        if (index[i] < 0 || index[i] >= t.shape[i])
+            die(EXIT_BAD_INPUT, "index %d is out of bounds for dimension %d with size %d", index[i], i, t.shape[i]);
+        off = off * (size_t)t.shape[i] + (size_t)index[i];
+    }
+    return t.data + off;
 }

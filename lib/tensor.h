@@ -1,43 +1,78 @@
-// tensor.h: a small float32 tensor of rank 0, 1 or 2, row-major like a
-// contiguous PyTorch tensor.
+// tensor.h: a float32 tensor of rank 0 to 4 (batch, heads, tokens,
+// features), stored contiguous and row-major like a contiguous PyTorch
+// tensor. A Tensor is a small value: its shape, a pointer to its floats, and
+// what autograd would print for it (the C has no autograd; it only keeps the
+// name torch would show, so printed tensors read like the notebook's).
 //
-// Every tensor made here is recorded in one pool and freed together by
-// tensor_release_all(), so a chapter reads like its notebook (no free() after
-// every cell) and still ends clean under valgrind.
+// Memory: every tensor made here belongs to one pool, freed all at once by
+// tensor_release_all() when the chapter ends, so a chapter reads like its
+// notebook (no free() after every cell). Small tensors (scalars, rows) cost
+// their floats and no more; a large temporary can be given back early with
+// tensor_free(). Indexing (`inputs[1]`, `a[0, 0]`) and view() make views that
+// share their parent's floats and allocate nothing.
 #ifndef LITATTN_TENSOR_H
 #define LITATTN_TENSOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-typedef struct {
-    int ndim;        // 0, 1 or 2: how it prints and how it is stored in HDF5
-    int rows, cols;  // rank 0: (1, 1); rank 1 of n values: (1, n); rank 2: (rows, cols)
-    float *data;     // rows * cols floats, data[r * cols + c]
-} Tensor;
+#define TENSOR_MAX_DIMS 4
+// The most elements one tensor may hold: 2^26 floats (256 MiB). The largest
+// tensor of the book's own sizes is Exercise 3.3's (1, 12, 1024, 1024)
+// attention (2^23.6); a (4, 12, 1024, 1024) one still fits. Counted in
+// elements, whatever the shape: making a larger tensor is refused with one
+// line naming its shape.
+#define TENSOR_MAX_NUMEL (1L << 26)
 
-// A wanted shape, for checks: dims[i] == -1 accepts any size on that axis.
+// torch.Size: a shape. As a wanted shape (fixture checks), a size of
+// SIZE_ANY accepts any length on that axis.
 typedef struct {
     int ndim;
-    int dims[2];
-} Shape;
+    int dims[TENSOR_MAX_DIMS];
+} Size;
 
-#define SHAPE_ANY (-1)
+#define SIZE_ANY (-1)
+// SIZE(6, 3) is the shape (6, 3); SIZE_SCALAR the shape () of a 0-d tensor.
+#define SIZE(...) ((Size){SIZE_COUNT_(__VA_ARGS__, 4, 3, 2, 1, 0), {__VA_ARGS__}})
+#define SIZE_COUNT_(a, b, c, d, n, ...) n
+#define SIZE_SCALAR ((Size){0, {0}})
 
-Tensor tensor_scalar(float value);           // rank 0
-Tensor tensor_vector(int n);                 // rank 1, zeros
-Tensor tensor_matrix(int rows, int cols);    // rank 2, zeros
-Tensor tensor_copy(Tensor t);
-Tensor tensor_row(Tensor t, int r);          // t[r] of a rank-2 t, as a rank-1 copy
-float tensor_item(Tensor t);                 // the value of a rank-0 (or one-element) tensor
+typedef struct {
+    int ndim;                        // 0 .. TENSOR_MAX_DIMS
+    int shape[TENSOR_MAX_DIMS];      // shape[0 .. ndim-1]
+    float *data;                     // numel() floats, C order
+    const char *grad_fn;             // e.g. "MmBackward0": the node torch would record, or NULL
+    bool requires_grad;              // a leaf that requires grad (an nn.Parameter)
+} Tensor;
 
-int tensor_numel(Tensor t);
-int tensor_dim(Tensor t, int dim);           // t.shape[dim]; negative dim counts from the end
-Shape tensor_shape(Tensor t);
-int shape_matches(Shape want, Shape have);   // dims of -1 in want match anything
-// Spells a shape as Python prints a tuple: "(3, 2)", "(6,)", "()"; a size of
-// -1 (SHAPE_ANY) as "*". Takes any rank, as a file's datasets can have.
+// --- making tensors -----------------------------------------------------------
+Tensor tensor_zeros(Size s);         // torch.zeros(*s)
+Tensor tensor_empty(Size s);         // torch.empty(*s): contents unspecified, for outputs written in full
+Tensor tensor_scalar(float value);   // a 0-d tensor
+Tensor tensor_copy(Tensor t);        // t.clone(), detached
+void tensor_free(Tensor t);          // gives back a tensor made above (not a view) before the end
+void tensor_release_all(void);       // frees every tensor made so far
+
+// --- shape ------------------------------------------------------------------------
+long numel(Tensor t);                // t.numel()
+int dim(Tensor t, int d);            // t.shape[d]; negative d counts from the end
+Size shape(Tensor t);                // t.shape
+long size_numel(Size s);             // the number of elements of shape s (no check)
+bool size_equal(Size a, Size b);
+bool size_matches(Size want, Size have);    // SIZE_ANY in want matches any length
+// Spells a shape as Python prints a tuple: "(3, 2)", "(6,)", "()"; SIZE_ANY as
+// "*". Takes any rank, as a file's datasets can have.
 void shape_format(int ndim, const long long *dims, char *buf, size_t len);
+void size_format(Size s, char *buf, size_t len);
 
-void tensor_release_all(void);               // frees every tensor made so far
+// --- views: no copy, no allocation ----------------------------------------------------
+Tensor select(Tensor t, int i);             // t[i]: drops the first axis; negative i counts from the end
+Tensor select2(Tensor t, int i, int j);     // t[i, j]
+Tensor view(Tensor t, Size s);              // t.view(*s): the same floats, another shape
+float item(Tensor t);                       // t.item() of a one-element tensor
+// The float at t[i, j, ...] (as many indices as t has axes), for loops that
+// fill a tensor element by element as the notebook does.
+float *at(Tensor t, int n, const int *index);
+#define AT(t, ...) (*at((t), (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (int[]){__VA_ARGS__}))
 
 #endif
