@@ -61,7 +61,8 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
         return 0;
     }
     const char *eq = strchr(value, '=');
-    const char *site = NULL, *text = value;
+    const char *text = value;
+    size_t site_len = 0;
     if (eq) {
         size_t n = (size_t)(eq - value);
         int ok = n > 0 && n <= 40;
@@ -72,7 +73,7 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
                      value);
             return 0;
         }
-        site = value, text = eq + 1;
+        site_len = n, text = eq + 1;
     }
     uint64_t v;
     if (!torch_parse_seed(text, &v)) {
@@ -80,7 +81,8 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
                  text);
         return 0;
     }
-    opt->seeds[opt->n_seeds].site = site;
+    memcpy(opt->seeds[opt->n_seeds].site, value, site_len);
+    opt->seeds[opt->n_seeds].site[site_len] = '\0';
     opt->seeds[opt->n_seeds].text = text;
     opt->seeds[opt->n_seeds].value = v;
     opt->n_seeds++;

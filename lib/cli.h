@@ -17,7 +17,7 @@ typedef struct {
     // of them, named as in the fixture's SITE.seed attribute). n_seeds == 0:
     // parameters come from the fixture.
     struct {
-        const char *site;   // NULL for the plain --seed N
+        char site[48];      // "" for the plain --seed N
         const char *text;   // N as typed
         uint64_t value;     // N as PyTorch's manual_seed takes it (negative N is 2^64 + N)
     } seeds[CLI_MAX_SEEDS];

@@ -35,7 +35,7 @@ static void site_seed(const char *site, uint64_t *value, char *text, size_t len)
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < opt->n_seeds; i++) {
             const char *s = opt->seeds[i].site;
-            if (pass == 0 ? (s && site && !strcmp(s, site)) : !s) {
+            if (pass == 0 ? (site && !strcmp(s, site)) : !*s) {
                 *value = opt->seeds[i].value;
                 snprintf(text, len, "%s", opt->seeds[i].text);
                 return;
