@@ -28,7 +28,7 @@ static struct {
 const Options *runtime_options(void) { return &ch.opt; }
 Fixture *runtime_fixture(void) { return ch.fixture; }
 Dump *runtime_dump(void) { return ch.dump; }
-const char *runtime_fixture_label(void) { return fixture_path(ch.fixture); }
+const char *runtime_fixture_label(void) { return ch.fixture ? fixture_path(ch.fixture) : "the input"; }
 
 static void check_chapter_attribute(void) {
     char err[FIXTURE_ERR_LEN], found[128];

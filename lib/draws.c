@@ -15,6 +15,7 @@
 #include "torch_generator.h"
 
 static struct {
+    RandomSource *source;  // draws_use_source: draw from this, outside a chapter
     int drawing;           // --seed given: draw here; else read the fixture's draws
     int seeded;            // manual_seed has run (the generator is in use)
     int skipped;           // --skip / `skip` has been applied
@@ -25,6 +26,12 @@ static struct {
 void draws_begin(void) {
     dr.drawing = runtime_options()->n_seeds > 0;
     dr.rng = torch_generator_source(&dr.gen);
+}
+
+void draws_use_source(RandomSource *rs) {
+    dr.source = rs;
+    dr.drawing = dr.seeded = dr.skipped = 1;
+    dr.rng = *rs;
 }
 
 // The seed of a site: --seed SITE=N, else --seed N, else the fixture's

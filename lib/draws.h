@@ -14,9 +14,13 @@
 #ifndef LITATTN_DRAWS_H
 #define LITATTN_DRAWS_H
 
+#include "random_source.h"
 #include "tensor.h"
 
 void draws_begin(void);  // chapter_start calls it
+// Outside a chapter (tests, benchmarks): every draw comes from `rs`, nothing
+// is read from a fixture or kept, and no manual_seed is needed.
+void draws_use_source(RandomSource *rs);
 
 // torch.manual_seed(book_seed): the book's seed, written as in the notebook.
 // The seed used is the run's (--seed, or the fixture's `seed` attribute); when

@@ -176,6 +176,8 @@ int fixture_read_finite(Fixture *fx, const char *name, Size want, Tensor *out,
 }
 
 int fixture_has_attr(Fixture *fx, const char *name) { return find_attr(fx, name) != NULL; }
+int fixture_attr_count(const Fixture *fx) { return fx->snap.n_attrs; }
+const char *fixture_attr_name(const Fixture *fx, int i) { return fx->snap.attrs[i].name; }
 
 // The attribute `name` if it is a single value of the wanted kind, or NULL
 // with the reason in err.

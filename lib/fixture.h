@@ -37,6 +37,9 @@ int fixture_attr_string(Fixture *fx, const char *name, char *buf, size_t len,
                         char err[FIXTURE_ERR_LEN]);
 int fixture_attr_int(Fixture *fx, const char *name, long long *out, char err[FIXTURE_ERR_LEN]);
 int fixture_has_attr(Fixture *fx, const char *name);
+// The attributes of the root (or group), by index: for listing them.
+int fixture_attr_count(const Fixture *fx);
+const char *fixture_attr_name(const Fixture *fx, int i);
 
 // Calls fn for every dataset directly in the fixture's root or group, with the
 // dataset's "role" attribute ("input", "weight" or "output"; "" if absent).

@@ -19,3 +19,11 @@ uint32_t ulp_distance(float a, float b) {
     if (d < 0) d = -d;
     return d > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
+
+bool same_bits(float a, float b) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    uint32_t x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    return x == y;
+}

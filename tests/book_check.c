@@ -1,18 +1,25 @@
-// book_check: every tensor the book's transcripts print must appear, as
-// text, in the chapter's output.
+// book_check: what the book's notebooks print, against what the chapter prints.
 //
 //   book_check BLOCKS [--seed-from FIXTURE] -- CHAPTER [ARGS...]
 //
 // BLOCKS is a file under tests/book/, written by tools/extract_book_blocks.py
-// from the transcripts: a line "# <transcript>:<line> <cell>" before each
-// block, then the block's lines exactly as the notebook printed them (grad_fn
-// suffixes removed: C has no autograd). --seed-from re-runs the chapter with
-// --seed and --skip read from FIXTURE, so the weights are drawn in C.
+// from the notebooks: a line "#! <provenance>", then for each block a header
+// line "# <source> <cell>" and the block's lines. Two kinds:
+//   - "# ch03.ipynb In [25]" (or exercise-solutions.ipynb ...): the whole
+//     output of that cell. The chapter's output between its marker line for
+//     the cell (">>> In [25]: ...") and the next marker must be exactly this
+//     text, character for character (grad_fn suffixes included).
+//   - "# 004_....txt:68 In [9]": a tensor a transcript printed. It must appear
+//     in the chapter's output; grad_fn suffixes are left out on both sides,
+//     since some transcripts made their parameters with requires_grad=False.
+// --seed-from re-runs the chapter with everything drawn in C, seeded as
+// FIXTURE records (--seed and --skip).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "strbuf.h"
 
 static char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -20,17 +27,59 @@ static char *read_file(const char *path) {
         perror(path);
         exit(1);
     }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "%s: cannot read\n", path);
-        exit(1);
-    }
-    text[n] = '\0';
+    StrBuf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, n);
     fclose(f);
-    return text;
+    return sb_take(&b);
+}
+
+// The text of `s` with every ", grad_fn=<...>" removed, wherever its comma
+// and line break fall ("...]],\n       grad_fn=<SoftmaxBackward0>)").
+static char *without_grad_fn(const char *s) {
+    StrBuf b = {0};
+    while (*s) {
+        const char *g = strstr(s, "grad_fn=<");
+        if (!g) {
+            sb_puts(&b, s);
+            break;
+        }
+        const char *cut = g;  // back over blanks and the comma before it
+        while (cut > s && (cut[-1] == ' ' || cut[-1] == '\n')) cut--;
+        if (cut > s && cut[-1] == ',') cut--;
+        sb_put(&b, s, (size_t)(cut - s));
+        const char *end = strchr(g, '>');
+        s = end ? end + 1 : g + strlen(g);
+    }
+    return sb_take(&b);
+}
+
+// The output of the cell labelled `label` ("In [25]"): what follows its
+// marker line up to the next marker. NULL if the chapter has no such cell.
+static char *cell_output(const char *out, const char *label) {
+    char marker[160];
+    snprintf(marker, sizeof marker, ">>> %s: ", label);
+    const char *p = out;
+    while ((p = strstr(p, marker)) && p != out && p[-1] != '\n') p++;
+    if (!p) return NULL;
+    const char *start = strchr(p, '\n');
+    if (!start) return strdup("");
+    start++;
+    const char *end = start;
+    while (*end && strncmp(end, ">>> ", 4)) {
+        const char *nl = strchr(end, '\n');
+        end = nl ? nl + 1 : end + strlen(end);
+    }
+    return strndup(start, (size_t)(end - start));
+}
+
+// The first line where want and got differ, for the report.
+static void show_difference(const char *want, const char *got) {
+    int line = 1;
+    while (*want && *want == *got) line += *want == '\n', want++, got++;
+    printf("    first difference in line %d:\n      book: %.*s\n      C:    %.*s\n", line,
+           (int)strcspn(want, "\n"), want, (int)strcspn(got, "\n"), got);
 }
 
 int main(int argc, char **argv) {
@@ -46,12 +95,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     i++;
-    char *run_argv[64], seed[64], skip[32];
+    char *run_argv[64];
     int n = 0;
-    for (; i < argc && n < 56; i++) run_argv[n++] = argv[i];
+    for (; i < argc && n < 24; i++) run_argv[n++] = argv[i];
+    SeedArgs seeds;
     if (seed_from) {
-        if (!fixture_seed_args(seed_from, NULL, seed, sizeof seed, skip, sizeof skip)) return 1;
-        run_argv[n++] = "--seed", run_argv[n++] = seed, run_argv[n++] = "--skip", run_argv[n++] = skip;
+        if (!fixture_seed_args(seed_from, NULL, &seeds)) return 1;
+        for (int k = 0; k < seeds.n; k++) run_argv[n++] = seeds.argv[k];
     }
     run_argv[n] = NULL;
 
@@ -60,35 +110,66 @@ int main(int argc, char **argv) {
         printf("FAIL %s exited %d: %s\n", run_argv[0], run.exit_code, run.err ? run.err : "");
         return 1;
     }
+    char *plain_out = without_grad_fn(run.out);
 
     // Walk the blocks: a header line, then text up to the next header.
     char *blocks = read_file(blocks_path);
-    int found = 0, missing = 0;
-    char *p = blocks;
-    while (p && *p) {
+    int found = 0, missing = 0, cells = 0;
+    for (char *p = blocks; p && *p;) {
+        char *next = strstr(p, "\n# ");
+        if (next) *next = '\0';
+        if (!strncmp(p, "#!", 2)) {  // provenance
+            p = next ? next + 1 : NULL;
+            continue;
+        }
         if (strncmp(p, "# ", 2) != 0) {
             fprintf(stderr, "%s: expected a '# ' header line, found: %.40s\n", blocks_path, p);
             return 1;
         }
-        char *header = p, *body = strchr(p, '\n');
-        if (!body) break;
-        *body++ = '\0';
-        char *next = strstr(body, "\n# ");
-        if (next) *next = '\0';
-        size_t len = strlen(body);
-        while (len && body[len - 1] == '\n') body[--len] = '\0';
-        if (strstr(run.out, body)) {
-            printf("ok   %s  %s\n", header + 2, strchr(body, '\n') ? "(block)" : body);
-            found++;
+        char *header = p + 2, *body = strchr(p, '\n');
+        body = body ? (*body = '\0', body + 1) : header + strlen(header);
+        char *source = header, *cell = strchr(header, ' ');
+        if (cell) *cell++ = '\0';
+        size_t slen = strlen(source);
+        if (slen > 6 && !strcmp(source + slen - 6, ".ipynb") && cell) {
+            // An official cell: its whole output, exactly. Re-terminated: the
+            // block ended where the next header's newline was cut.
+            char label[128];
+            if (!strcmp(source, "ch03.ipynb") || !strncmp(cell, "Exercise", 8)) snprintf(label, sizeof label, "%s", cell);
+            else snprintf(label, sizeof label, "exercise-solutions %s", cell);
+            char *want = malloc(strlen(body) + 2);
+            if (!want) return 1;
+            sprintf(want, next ? "%s\n" : "%s", body);  // the last block keeps the file's own newline
+            char *got = cell_output(run.out, label);
+            cells++;
+            if (got && !strcmp(got, want)) {
+                printf("ok   %s %s: the cell's output, identical\n", source, cell);
+                found++;
+            } else {
+                printf("FAIL %s %s: %s\n", source, cell, got ? "the cell's output differs" : "no such cell in the output");
+                if (got) show_difference(want, got);
+                missing++;
+            }
+            free(got);
+            free(want);
         } else {
-            printf("FAIL %s: not in the output:\n%s\n", header + 2, body);
-            missing++;
+            size_t len = strlen(body);
+            while (len && body[len - 1] == '\n') body[--len] = '\0';
+            if (strstr(plain_out, body)) {
+                printf("ok   %s %s  %s\n", source, cell ? cell : "", strchr(body, '\n') ? "(block)" : body);
+                found++;
+            } else {
+                printf("FAIL %s %s: not in the output:\n%s\n", source, cell ? cell : "", body);
+                missing++;
+            }
         }
         p = next ? next + 1 : NULL;
     }
-    printf("%d of %d printed tensors of the book found in the output of %s\n", found, found + missing, run_argv[0]);
+    printf("%d of %d blocks of the book found in the output of %s (%d whole cells)\n", found, found + missing,
+           run_argv[0], cells);
     if (found + missing == 0) printf("FAIL: %s holds no blocks\n", blocks_path);
     free(blocks);
+    free(plain_out);
     run_result_free(&run);
     return (missing || found == 0) ? 1 : 0;
 }

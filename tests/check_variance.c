@@ -21,7 +21,7 @@ static int failures;
 static double read_scalar(Fixture *dump, const char *name) {
     char err[FIXTURE_ERR_LEN];
     Tensor t;
-    if (!fixture_read(dump, name, (Shape){0, {0, 0}}, &t, err)) {
+    if (!fixture_read(dump, name, SIZE_SCALAR, &t, err)) {
         printf("FAIL %s\n", err);
         failures++;
         return NAN;

@@ -13,28 +13,8 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "strbuf.h"
 
-typedef struct {
-    char *data;
-    size_t len, cap;
-} Buf;
-
-static void buf_add(Buf *b, const char *src, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            fprintf(stderr, "harness: out of memory\n");
-            exit(1);
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, src, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
 
 int run_program(char *const argv[], double limit, RunResult *res) {
     int out_pipe[2], err_pipe[2];
@@ -55,9 +35,9 @@ int run_program(char *const argv[], double limit, RunResult *res) {
     close(out_pipe[1]);
     close(err_pipe[1]);
     // Read both pipes as they fill, so neither can block the child.
-    Buf out = {0}, err = {0};
-    buf_add(&out, "", 0);
-    buf_add(&err, "", 0);
+    StrBuf out = {0}, err = {0};
+    sb_puts(&out, "");
+    sb_puts(&err, "");
     struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
     int open_fds = 2;
     while (open_fds > 0) {
@@ -78,7 +58,7 @@ int run_program(char *const argv[], double limit, RunResult *res) {
             char chunk[8192];
             ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
             if (n > 0) {
-                buf_add(i == 0 ? &out : &err, chunk, (size_t)n);
+                sb_put(i == 0 ? &out : &err, chunk, (size_t)n);
             } else {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -91,8 +71,8 @@ int run_program(char *const argv[], double limit, RunResult *res) {
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    res->out = out.data;
-    res->err = err.data;
+    res->out = sb_take(&out);
+    res->err = sb_take(&err);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return 1;
 }
@@ -103,19 +83,35 @@ void run_result_free(RunResult *res) {
     res->out = res->err = NULL;
 }
 
-int fixture_seed_args(const char *path, const char *group, char *seed, size_t seed_len, char *skip,
-                      size_t skip_len) {
+int fixture_seed_args(const char *path, const char *group, SeedArgs *out) {
     char err[FIXTURE_ERR_LEN];
     Fixture *fx = fixture_open(path, group, err);
     if (!fx) {
         fprintf(stderr, "%s\n", err);
         return 0;
     }
+    memset(out, 0, sizeof *out);
+    int ok = 1, texts = 0, seeds = 0;
+    for (int i = 0; ok && i < fixture_attr_count(fx) && texts < 14; i++) {
+        const char *name = fixture_attr_name(fx, i);
+        size_t len = strlen(name);
+        int main_site = !strcmp(name, "seed");
+        if (!main_site && (len < 6 || strcmp(name + len - 5, ".seed"))) continue;
+        char value[64];
+        if (!(ok = fixture_attr_string(fx, name, value, sizeof value, err))) break;
+        if (main_site) snprintf(out->text[texts], sizeof out->text[0], "%s", value);
+        else snprintf(out->text[texts], sizeof out->text[0], "%.*s=%s", (int)(len - 5), name, value);
+        out->argv[out->n++] = "--seed";
+        out->argv[out->n++] = out->text[texts++];
+        seeds++;
+    }
     long long k = 0;
-    int ok = fixture_attr_string(fx, "seed", seed, seed_len, err) &&
-             (!fixture_has_attr(fx, "skip") || fixture_attr_int(fx, "skip", &k, err));
+    ok = ok && (!fixture_has_attr(fx, "skip") || fixture_attr_int(fx, "skip", &k, err));
+    if (ok && !seeds) snprintf(err, sizeof err, "%s: expected a 'seed' attribute, found none", fixture_path(fx)), ok = 0;
     if (!ok) fprintf(stderr, "%s\n", err);
-    snprintf(skip, skip_len, "%lld", k);
+    snprintf(out->text[texts], sizeof out->text[0], "%lld", k);
+    out->argv[out->n++] = "--skip";
+    out->argv[out->n++] = out->text[texts];
     fixture_close(fx);
     return ok;
 }

@@ -22,11 +22,17 @@ int run_program(char *const argv[], double limit, RunResult *res);
 #define RUN_LIMIT_SECONDS 60.0
 void run_result_free(RunResult *res);
 
-// Reads the `seed` (string) and `skip` (integer, 0 if absent) attributes a
-// fixture records, for re-running a chapter with --seed. Returns 0 and prints
-// why on stderr when the fixture has no seed.
-int fixture_seed_args(const char *path, const char *group, char *seed, size_t seed_len, char *skip,
-                      size_t skip_len);
+// The command-line arguments that re-run a chapter with everything drawn in
+// C, seeded as the fixture records: "--seed N" for its `seed` attribute,
+// "--seed SITE=N" for each `SITE.seed`, and "--skip K" (its `skip`, 0 if
+// absent).
+typedef struct {
+    char *argv[32];
+    int n;
+    char text[16][96];
+} SeedArgs;
+// Returns 0 and prints why on stderr when the fixture records no seed.
+int fixture_seed_args(const char *path, const char *group, SeedArgs *out);
 
 // A scratch file path under $TMPDIR (or /tmp), with `tag` in its name; the
 // file exists, empty; the caller removes it.

@@ -27,6 +27,9 @@ static void test_accepts(void) {
     expect(1, "--fixture f.h5", NULL);
     expect(1, "--fixture=f.h5 --group g --dump d.h5", NULL);
     expect(1, "--seed 123", NULL);
+    expect(1, "--seed 123 --seed exercise_3_1=7", NULL);
+    expect(1, "--seed 1 --skip 1000000000", NULL);
+    expect(1, "--threads 2", NULL);
     expect(1, "--seed -1 --skip 18", NULL);
     expect(1, "--seed 18446744073709551615", NULL);
     expect(1, "--seed -9223372036854775808", NULL);
@@ -45,7 +48,12 @@ static void test_rejects(void) {
     expect(1, "--skip 3", "--skip only means something with --seed");
     expect(1, "--seed 1 --skip -3", "--skip: expected a count");
     expect(1, "--group g", "--group needs --fixture");
-    expect(0, "--seed 123", "this chapter draws no weights");
+    expect(0, "--seed 123", "this chapter draws nothing at random");
+    expect(1, "--seed 1 --skip 1000000001", "--skip: expected a count");
+    expect(1, "--seed Bad-Site=1", "--seed: expected N or SITE=N");
+    expect(1, "--seed site=x", "--seed: expected an integer");
+    expect(1, "--threads 0", "--threads: expected a count");
+    expect(1, "--threads 65", "--threads: expected a count");
 }
 
 static void test_values(void) {
@@ -54,9 +62,15 @@ static void test_values(void) {
     char *argv[] = {"chapter", "--seed", "-1", "--skip", "18", NULL};
     int rc = cli_parse(5, argv, 1, &opt, err, sizeof err);
     // manual_seed(-1) seeds with 2^64 - 1 (reference section 1).
-    int ok = rc == CLI_OK && opt.seed_value == UINT64_MAX && opt.skip == 18;
+    int ok = rc == CLI_OK && opt.n_seeds == 1 && opt.seeds[0].value == UINT64_MAX && opt.skip == 18;
     printf("%s --seed -1 --skip 18 -> seed %llu, skip %lld\n", ok ? "ok  " : "FAIL",
-           (unsigned long long)opt.seed_value, opt.skip);
+           (unsigned long long)opt.seeds[0].value, opt.skip);
+    failures += !ok;
+    char *argv2[] = {"chapter", "--seed", "exercise_3_1=123", NULL};
+    rc = cli_parse(3, argv2, 1, &opt, err, sizeof err);
+    ok = rc == CLI_OK && opt.n_seeds == 1 && !strcmp(opt.seeds[0].site, "exercise_3_1") && opt.seeds[0].value == 123;
+    printf("%s --seed exercise_3_1=123 -> site '%s', seed %llu\n", ok ? "ok  " : "FAIL", opt.seeds[0].site,
+           (unsigned long long)opt.seeds[0].value);
     failures += !ok;
 }
 

@@ -106,7 +106,7 @@ static void expect_open_error(const char *what, const char *path, const char *fr
     fixture_close(fx);
 }
 
-static void expect_read_error(Fixture *fx, const char *what, const char *name, Shape shape, int finite,
+static void expect_read_error(Fixture *fx, const char *what, const char *name, Size shape, int finite,
                               const char *fragment) {
     char err[FIXTURE_ERR_LEN] = "";
     Tensor t;
@@ -131,17 +131,17 @@ static void test_file_errors(void) {
 }
 
 static void test_dataset_errors(Fixture *fx) {
-    Shape m23 = {2, {2, 3}}, any2 = {2, {SHAPE_ANY, SHAPE_ANY}};
+    Size m23 = {2, {2, 3}}, any2 = {2, {SIZE_ANY, SIZE_ANY}};
     expect_read_error(fx, "a missing dataset", "W_query", m23, 0, "no such dataset");
     expect_read_error(fx, "a group in place of a dataset", "grp", m23, 0, "not a dataset");
-    expect_read_error(fx, "a float64 dataset", "W", (Shape){2, {3, 2}}, 0, "found float64 (3, 2)");
-    expect_read_error(fx, "an int32 dataset", "counts", (Shape){1, {2}}, 0, "found int32 (2,)");
-    expect_read_error(fx, "the wrong rank", "inputs", (Shape){1, {6}}, 0, "expected float32 (6,), found float32 (2, 3)");
-    expect_read_error(fx, "the wrong size on axis 0", "inputs", (Shape){2, {6, 3}}, 0, "found float32 (2, 3)");
-    expect_read_error(fx, "the wrong size on axis 1", "inputs", (Shape){2, {2, 2}}, 0, "found float32 (2, 3)");
+    expect_read_error(fx, "a float64 dataset", "W", (Size){2, {3, 2}}, 0, "found float64 (3, 2)");
+    expect_read_error(fx, "an int32 dataset", "counts", (Size){1, {2}}, 0, "found int32 (2,)");
+    expect_read_error(fx, "the wrong rank", "inputs", (Size){1, {6}}, 0, "expected float32 (6,), found float32 (2, 3)");
+    expect_read_error(fx, "the wrong size on axis 0", "inputs", (Size){2, {6, 3}}, 0, "found float32 (2, 3)");
+    expect_read_error(fx, "the wrong size on axis 1", "inputs", (Size){2, {2, 2}}, 0, "found float32 (2, 3)");
     expect_read_error(fx, "an empty dataset", "empty", any2, 0, "empty dataset (0, 3)");
     expect_read_error(fx, "a dataset too large for memory", "huge", any2, 0, "(1048576, 1048576)");
-    expect_read_error(fx, "a NaN among the inputs", "bad", (Shape){1, {2}}, 1, "found nan at flat index 1");
+    expect_read_error(fx, "a NaN among the inputs", "bad", (Size){1, {2}}, 1, "found nan at flat index 1");
 }
 
 static void test_attribute_errors(Fixture *fx) {
@@ -159,10 +159,10 @@ static void test_attribute_errors(Fixture *fx) {
 static void test_reads(Fixture *fx) {
     char err[FIXTURE_ERR_LEN] = "", buf[64];
     Tensor t;
-    int ok = fixture_read_finite(fx, "inputs", (Shape){2, {SHAPE_ANY, 3}}, &t, err) && t.rows == 2 &&
-             t.cols == 3 && t.data[4] == 0.87f;
+    int ok = fixture_read_finite(fx, "inputs", (Size){2, {SIZE_ANY, 3}}, &t, err) && t.shape[0] == 2 &&
+             t.shape[1] == 3 && t.data[4] == 0.87f;
     report(ok, "a float32 (2, 3) dataset", ok ? "read" : err);
-    ok = fixture_read(fx, "scalar", (Shape){0, {0, 0}}, &t, err) && t.ndim == 0 && t.data[0] == 1.8524f;
+    ok = fixture_read(fx, "scalar", (Size){0, {0, 0}}, &t, err) && t.ndim == 0 && t.data[0] == 1.8524f;
     report(ok, "a scalar dataset", ok ? "read" : err);
     ok = fixture_attr_string(fx, "chapter", buf, sizeof buf, err) && !strcmp(buf, "ch03_4_2_self_attention_v2");
     report(ok, "a variable-length string attribute", ok ? buf : err);

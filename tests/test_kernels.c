@@ -25,7 +25,7 @@ static int failures;
 // Reads a float32 dataset of exactly the given shape; a missing or misshapen
 // dataset is a broken fixture, which fails the test on the spot.
 static Tensor need(Fixture *fx, const char *name, int ndim, int d0, int d1) {
-    Shape want = {ndim, {d0, d1}};
+    Size want = {ndim, {d0, d1}};
     Tensor t;
     char err[FIXTURE_ERR_LEN];
     if (!fixture_read(fx, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
@@ -45,32 +45,34 @@ static int need_int(Fixture *fx, const char *attr) {
 static int is_rank1(Fixture *fx, const char *name, int n) {
     Tensor t;
     char err[FIXTURE_ERR_LEN];
-    Shape want = {1, {n, 0}};
+    Size want = {1, {n, 0}};
     return fixture_read(fx, name, want, &t, err);
 }
 
 // got vs torch's want, value by value: prints the case's line and counts it.
 static void compare(const char *name, const float *got, Tensor want) {
-    const int n = tensor_numel(want);
+    const int n = (int)numel(want);
     uint32_t worst = 0;
-    int at = 0;
+    int at = -1;
     for (int i = 0; i < n; i++) {
+        if (same_bits(got[i], want.data[i])) continue;
         const uint32_t d = ulp_distance(got[i], want.data[i]);
-        if (d > worst) worst = d, at = i;
+        if (at < 0 || d > worst) worst = d, at = i;
     }
     char where[48];
-    if (want.ndim == 2) snprintf(where, sizeof where, "[%d, %d]", at / want.cols, at % want.cols);
+    if (want.ndim == 2) snprintf(where, sizeof where, "[%d, %d]", at / want.shape[1], at % want.shape[1]);
     else if (want.ndim == 1) snprintf(where, sizeof where, "[%d]", at);
     else snprintf(where, sizeof where, "[]");
-    if (worst == 0) {
-        printf("ok %s: worst 0 ulp at %s\n", name, where);
+    if (at < 0) {
+        printf("ok %s: identical bits\n", name);
         return;
     }
     failures++;
     if (worst == UINT32_MAX)
         printf("FAIL %s: worst NaN-vs-number at %s: C %a, torch %a\n", name, where, got[at], want.data[at]);
     else
-        printf("FAIL %s: worst %u ulp at %s: C %a, torch %a\n", name, worst, where, got[at], want.data[at]);
+        printf("FAIL %s: worst %u ulp%s at %s: C %a, torch %a\n", name, worst, worst ? "" : " (the sign of zero)", where,
+               got[at], want.data[at]);
 }
 
 static void test_matmul(Fixture *fx, const char *name) {
@@ -155,8 +157,12 @@ static void test_exp(Fixture *fx, const char *name) {
 static void test_add_scaled(Fixture *fx, const char *name) {
     const int T = need_int(fx, "T"), d = need_int(fx, "d");
     Tensor w = need(fx, "w", 1, T, 0), x = need(fx, "x", 2, T, d), want = need(fx, "out", 1, d, 0);
-    Tensor got = tensor_vector(d);
-    for (int i = 0; i < T; i++) add_scaled(got.data, w.data[i], x.data + (size_t)i * d, d);
+    // `+=` of `attn_weights[i] * x_i`: a product tensor (rounded), then an add.
+    Tensor got = tensor_zeros(SIZE(d)), product = tensor_zeros(SIZE(d));
+    for (int i = 0; i < T; i++) {
+        mul_scalar(product.data, x.data + (size_t)i * d, w.data[i], d);
+        add_elementwise(got.data, got.data, product.data, d);
+    }
     compare(name, got.data, want);
 }
 

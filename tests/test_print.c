@@ -1,36 +1,26 @@
-// test_print.c: lib/print.c against the text PyTorch 1.13 prints.
+// test_print.c: lib/tensor_repr.c against the text PyTorch 1.13 prints.
 //
 // usage: test_print fixtures/printer_cases.h5
 //
 // Every case of the fixture (written by tools/printer_cases.py from real
 // torch) holds a float32 tensor and what torch printed for it: repr(t), or
 // repr(nn.Parameter(t)) when its "kind" is "parameter", and str(t.shape).
-// Each is compared byte for byte with tensor_repr / print_tensor /
-// print_parameter / tensor_size_str / print_size.
+// A case may also say what autograd would record (grad_fn, requires_grad),
+// whose suffix torch adds. Each is compared byte for byte.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "fixture.h"
-#include "print.h"
+#include "strbuf.h"
 #include "tensor.h"
+#include "tensor_repr.h"
 
 // The longest repr in the fixture (1000 unsummarised values) is ~15 kB.
 #define TEXT_LEN 65536
 
 static int failures, checked;
-
-// The whole of what print_fn writes to a FILE, as a malloc'd string.
-static char *capture(void (*print_fn)(FILE *, Tensor), Tensor t) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) die(EXIT_BAD_INPUT, "open_memstream failed");
-    print_fn(f, t);
-    if (fclose(f) != 0 || !text) die(EXIT_BAD_INPUT, "open_memstream failed");
-    return text;
-}
 
 // Compares one text with torch's; on a mismatch shows both and where they part.
 static int same_text(const char *what, const char *want, const char *got) {
@@ -57,52 +47,59 @@ static int read_text(Fixture *fx, const char *name, char *buf, char *err) {
 }
 
 // The case's tensor. fixture_read refuses 0-element datasets (no fixture
-// input may be empty), so an empty case is built from its shape attributes.
+// input may be empty), so an empty case is built from its shape attributes
+// (ndim, dim0 .. dim3; dims past ndim are absent or 0).
 static int read_case_tensor(Fixture *fx, Tensor *t, char *err) {
-    long long ndim, dim0, dim1;
-    if (!fixture_attr_int(fx, "ndim", &ndim, err) || !fixture_attr_int(fx, "dim0", &dim0, err) ||
-        !fixture_attr_int(fx, "dim1", &dim1, err))
-        return 0;
-    if (ndim < 0 || ndim > 2 || dim0 < 0 || dim1 < 0 || dim0 > 1 << 20 || dim1 > 1 << 20) {
-        snprintf(err, FIXTURE_ERR_LEN, "%s: expected a rank 0..2 shape, found ndim %lld (%lld, %lld)",
-                 fixture_path(fx), ndim, dim0, dim1);
+    long long ndim;
+    Size s = {0, {0}};
+    if (!fixture_attr_int(fx, "ndim", &ndim, err)) return 0;
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS) {
+        snprintf(err, FIXTURE_ERR_LEN, "%s: attribute 'ndim': expected 0 to 4, found %lld", fixture_path(fx), ndim);
         return 0;
     }
-    int empty = (ndim == 1 && dim0 == 0) || (ndim == 2 && dim0 * dim1 == 0);
-    if (empty) {
-        *t = ndim == 1 ? tensor_vector(0) : tensor_matrix((int)dim0, (int)dim1);
+    s.ndim = (int)ndim;
+    for (int i = 0; i < s.ndim; i++) {
+        char key[8];
+        long long d;
+        snprintf(key, sizeof key, "dim%d", i);
+        if (!fixture_attr_int(fx, key, &d, err)) return 0;
+        if (d < 0 || d > 1 << 20) {
+            snprintf(err, FIXTURE_ERR_LEN, "%s: attribute '%s': expected a size, found %lld", fixture_path(fx), key, d);
+            return 0;
+        }
+        s.dims[i] = (int)d;
+    }
+    if (size_numel(s) == 0) {
+        *t = tensor_zeros(s);
         return 1;
     }
-    Shape want = {(int)ndim, {ndim > 0 ? (int)dim0 : 0, ndim > 1 ? (int)dim1 : 0}};
-    return fixture_read(fx, "tensor", want, t, err);
+    return fixture_read(fx, "tensor", s, t, err);
 }
 
 static void check_case(const char *path, const char *name) {
     char err[FIXTURE_ERR_LEN];
     char *want_repr = malloc(TEXT_LEN), *want_size = malloc(TEXT_LEN), *kind = malloc(TEXT_LEN);
+    char grad_fn[64] = "";
     if (!want_repr || !want_size || !kind) die(EXIT_BAD_INPUT, "out of memory");
     Tensor t;
     int ok = 0;
     checked++;
     Fixture *fx = fixture_open(path, name, err);
     if (fx && read_text(fx, "repr", want_repr, err) && read_text(fx, "size", want_size, err) &&
-        read_text(fx, "kind", kind, err) && read_case_tensor(fx, &t, err)) {
-        int parameter = strcmp(kind, "parameter") == 0;
-        char *repr = tensor_repr(t), *size = tensor_size_str(t);
-        char *printed = capture(parameter ? print_parameter : print_tensor, t);
-        char *printed_size = capture(print_size, t);
-        // For a parameter, torch's text is the header line and then the repr.
-        const char *header = "Parameter containing:\n";
-        const char *want_plain = parameter && strncmp(want_repr, header, strlen(header)) == 0
-                                     ? want_repr + strlen(header) : want_repr;
-        ok = same_text(parameter ? "print_parameter" : "print_tensor", want_repr, printed);
-        ok = same_text("tensor_repr", want_plain, repr) && ok;
-        ok = same_text("tensor_size_str", want_size, size) && ok;
-        ok = same_text("print_size", want_size, printed_size) && ok;
-        free(repr);
-        free(size);
-        free(printed);
-        free(printed_size);
+        read_text(fx, "kind", kind, err) && read_case_tensor(fx, &t, err) &&
+        (!fixture_has_attr(fx, "grad_fn") || fixture_attr_string(fx, "grad_fn", grad_fn, sizeof grad_fn, err))) {
+        long long requires_grad = 0;
+        if (fixture_has_attr(fx, "requires_grad")) fixture_attr_int(fx, "requires_grad", &requires_grad, err);
+        t.grad_fn = *grad_fn ? grad_fn : NULL;
+        t.requires_grad = requires_grad != 0;
+        StrBuf repr = {0}, size = {0};
+        if (!strcmp(kind, "parameter")) parameter_repr_to(&repr, t);
+        else tensor_repr_to(&repr, t);
+        size_repr_to(&size, shape(t));
+        ok = same_text(kind, want_repr, sb_str(&repr));
+        ok = same_text("torch.Size", want_size, sb_str(&size)) && ok;
+        sb_free(&repr);
+        sb_free(&size);
     } else {
         printf("  %s\n", err);
     }

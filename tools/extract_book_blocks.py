@@ -1,33 +1,46 @@
 #!/usr/bin/python3
-"""Extract every tensor the notebook transcripts print, for the print tests.
+"""Extract what the book's notebooks print, for the `book` suite.
 
     /usr/bin/python3 tools/extract_book_blocks.py [BOOK_DIR]          # write tests/book/
     /usr/bin/python3 tools/extract_book_blocks.py --check [BOOK_DIR]  # compare, exit 1 on a difference
 
-BOOK_DIR defaults to ../shared/book relative to the repository root. Writes
-tests/book/<chapter>.<variant>.txt: for each printed block a header line
-`# <transcript file>:<line> <cell label>` and then the block's lines verbatim.
+BOOK_DIR defaults to ../shared/book relative to the repository root. It
+holds the transcripts (*.txt) and, in official/, the book's notebooks.
+Writes tests/book/<chapter>.<variant>.txt: a provenance line "#! ...", then
+for each block a header line "# <source> <cell>" and the block's lines.
 
-A block is what PyTorch printed, not code:
-  - `tensor(...)` not preceded by a word character or '.' (so the code's
-    `torch.tensor(` is not one), with balanced parentheses, across lines;
-    a trailing `, grad_fn=<...>` inside it is dropped (a C tensor has none);
-  - `torch.Size([...])`;
-  - `Parameter containing:` and the tensor on the next line, as one block.
-Several blocks can share a line (`(tensor([...]), tensor([...]))`); each is
-its own block with the same header. Only the standard library is needed.
+Two kinds of block:
+  - official (ch03.ipynb, exercise-solutions.ipynb): the whole output of one
+    cell, exactly as the notebook recorded it. The `book` suite compares it
+    with the chapter's output for that cell, character for character. Which
+    chapter has which cell comes from the chapter table (chapters/chapters.txt).
+    In [1]'s version line is left out (the book ran torch 2.4.0).
+  - transcript (the *.txt notebooks the project was created from): each
+    tensor a cell printed (`tensor(...)` with balanced parentheses,
+    `torch.Size([...])`, `Parameter containing:` with its tensor); the suite
+    looks for it in the chapter's output, grad_fn suffixes aside.
+Only the standard library is needed.
 """
 
+import hashlib
+import json
 import os
 import re
 import sys
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chapters import REPO_ROOT, read_table  # noqa: E402
 
-# Transcript (file prefix) and notebook cell -> (chapter, variant). The cell is
-# the nearest preceding `In [..]:` line; "*" matches any cell (or none).
-# Which transcript reproduces which fixture: tools/export_fixtures.py.
-MAPPING = {
+OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb"]
+# Exercise 3.2's recorded output was printed by an older CausalAttention
+# (softmax over dim=1); today's code prints other numbers. The recorded text
+# belongs to the chapter's variant that runs the old softmax.
+STALE = {("exercise-solutions.ipynb", "Exercise 3.2"): "recorded"}
+
+# Transcript (file prefix) and notebook cell -> (chapter, variant). The cell
+# is the nearest preceding `In [..]:` line; "*" matches any cell (or none).
+TRANSCRIPTS = {
     # 000: seed-123 notebook (3.4.1, then V1 built without re-seeding, then V2)
     ("000", "In [23]"): ("ch03_4_1_trainable_weights", "seed123"),  # inputs.shape
     ("000", "In [26]"): ("ch03_4_1_trainable_weights", "seed123"),  # query_2, key_2
@@ -83,8 +96,75 @@ SIZE = re.compile(r"torch\.Size\(\[[^\]]*\]\)")
 GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>$")
 
 
+# --- official notebooks --------------------------------------------------------------
+
+def cell_output(cell):
+    """The text a code cell printed: its stream outputs, then its result's text."""
+    text = ""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            text += "".join(out["text"])
+        elif out.get("output_type") == "execute_result":
+            text += "".join(out["data"].get("text/plain", "")) + "\n"
+    return text
+
+
+def exercise_outputs(cells):
+    """Exercise N.M -> its output block, for exercises the notebook gives as
+    markdown only: the first fenced block with no language after a ```python
+    one. The author's annotation after two spaces and '#' ("2360064  # (2.36 M)")
+    is not output."""
+    found, exercise, seen_code = {}, None, False
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"])
+        m = re.search(r"^## Exercise (\d+\.\d+)", text, re.M)
+        if m:
+            exercise, seen_code = m.group(1), False
+            continue
+        if exercise is None or f"Exercise {exercise}" in found:
+            continue
+        fence = re.fullmatch(r"```(\w*)\n(.*?)```\s*", text, re.S)
+        if not fence:
+            continue
+        if fence.group(1):
+            seen_code = True
+        elif seen_code:
+            lines = [re.sub(r"\s{2,}#.*$", "", line) for line in fence.group(2).splitlines()]
+            found[f"Exercise {exercise}"] = "\n".join(lines) + "\n"
+    return found
+
+
+def official_blocks(official_dir):
+    """[(notebook, label, text)] of every printed block, In [1] aside."""
+    blocks = []
+    for name in OFFICIAL:
+        with open(os.path.join(official_dir, name), encoding="utf-8") as f:
+            nb = json.load(f)
+        prefix = "In" if name == "ch03.ipynb" else "exercise-solutions In"
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "code" or cell.get("execution_count") in (None, 1):
+                continue
+            text = cell_output(cell)
+            if text:
+                blocks.append((name, f"{prefix} [{cell['execution_count']}]", text))
+        blocks += [(name, label, text) for label, text in exercise_outputs(nb["cells"]).items()]
+    return blocks
+
+
+def provenance(official_dir):
+    """Where the notebooks come from, and their digests: a change to either shows in --check."""
+    readme = open(os.path.join(official_dir, "README.md"), encoding="utf-8").read()
+    m = re.search(r"commit ([0-9a-f]{40})", readme)
+    digests = ", ".join(f"{n} sha256 {hashlib.sha256(open(os.path.join(official_dir, n), 'rb').read()).hexdigest()[:16]}"
+                        for n in OFFICIAL)
+    return f"#! rasbt/LLMs-from-scratch commit {m.group(1) if m else 'unknown'}; {digests}"
+
+
+# --- transcripts ----------------------------------------------------------------------
+
 def matching_paren(text, open_at):
-    """Index of the ')' closing the '(' at text[open_at], or -1."""
     depth = 0
     for i in range(open_at, len(text)):
         if text[i] == "(":
@@ -97,21 +177,21 @@ def matching_paren(text, open_at):
 
 
 def block_lines(text, start, block):
-    """The block (found at text[start]) as lines; when it sits alone on an
-    indented line (003's Markdown code blocks), that indentation is removed
-    from its continuation lines too, as the printed tensor had none."""
+    """The block as lines; when it sits alone on an indented line (003's
+    Markdown code blocks), that indentation is removed from its continuation
+    lines too, as the printed tensor had none."""
     lines = block.split("\n")
     indent = text[text.rfind("\n", 0, start) + 1:start]
-    if indent and not indent.strip() and all(l.startswith(indent) for l in lines[1:]):
-        lines = [lines[0]] + [l[len(indent):] for l in lines[1:]]
+    if indent and not indent.strip() and all(line.startswith(indent) for line in lines[1:]):
+        lines = [lines[0]] + [line[len(indent):] for line in lines[1:]]
     return lines
 
 
-def extract(path):
+def transcript_blocks(path):
     """[(line number, cell label, [lines])] of the transcript, in order."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    line_of = lambda pos: text.count("\n", 0, pos) + 1
+    line_of = lambda pos: text.count("\n", 0, pos) + 1  # noqa: E731
     raw_lines = text.split("\n")
 
     def cell_at(lineno):
@@ -121,15 +201,14 @@ def extract(path):
                 return f"In [{m.group(1)}]"
         return None
 
-    found = []  # (start offset, line, [lines])
+    found = []
     for m in TENSOR.finditer(text):
         open_at = m.end() - 1
         close = matching_paren(text, open_at)
         if close < 0:
             raise SystemExit(f"{path}:{line_of(m.start())}: unbalanced tensor(")
         inner = GRAD_FN.sub("", text[open_at + 1:close])
-        block = text[m.start():open_at + 1] + inner + ")"
-        lines = block_lines(text, m.start(), block)
+        lines = block_lines(text, m.start(), text[m.start():open_at + 1] + inner + ")")
         start = m.start()
         # `Parameter containing:` on the line before joins the tensor's block
         ls = text.rfind("\n", 0, start) + 1
@@ -145,60 +224,75 @@ def extract(path):
     return [(line, cell_at(line), lines) for _, line, lines in found]
 
 
+# --- writing -------------------------------------------------------------------------------
+
+def collect(book_dir):
+    """{file name: text} for tests/book, and the list of problems (unmapped blocks)."""
+    table = read_table()
+    per_file, problems = {}, []
+    official_dir = os.path.join(book_dir, "official")
+    head = provenance(official_dir)
+    for nb, label, text in official_blocks(official_dir):
+        chapter = next((c for c in table if label in c.cells), None)
+        if chapter is None:
+            problems.append(f"{nb} {label}: no chapter in chapters/chapters.txt lists this cell")
+            continue
+        variant = STALE.get((nb, label), chapter.book_variant)
+        if variant not in chapter.variants:
+            problems.append(f"{nb} {label}: {chapter.program} has no variant {variant}")
+            continue
+        if any(line.startswith("# ") for line in text.splitlines()):
+            problems.append(f"{nb} {label}: an output line starts with '# ', which this file format cannot hold")
+        per_file.setdefault((chapter.program, variant), []).append(f"# {nb} {label}\n{text}")
+    for name in sorted(n for n in os.listdir(book_dir) if n.endswith(".txt")):
+        prefix = name.split("_")[0]
+        for line, cell, lines in transcript_blocks(os.path.join(book_dir, name)):
+            key = TRANSCRIPTS.get((prefix, cell)) or TRANSCRIPTS.get((prefix, "*"))
+            if key is None:
+                problems.append(f"{name}:{line} {cell}: {lines[0]} (no chapter mapped)")
+                continue
+            per_file.setdefault(key, []).append(f"# {name}:{line} {cell if cell else '-'}\n" + "\n".join(lines) + "\n")
+    contents = {f"{c}.{v}.txt": head + "\n" + "".join(blocks) for (c, v), blocks in per_file.items()}
+    return contents, problems
+
+
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
     book_dir = args[0] if args else os.path.join(REPO_ROOT, "..", "shared", "book")
     out_dir = os.path.join(REPO_ROOT, "tests", "book")
-    if not os.path.isdir(book_dir):
-        print(f"SKIP: no transcripts at {book_dir}")
+    if not os.path.isdir(os.path.join(book_dir, "official")):
+        print(f"SKIP: no notebooks at {os.path.join(book_dir, 'official')} (the book's files sit beside the checkout)")
         return 77 if check else 1
-    names = sorted(n for n in os.listdir(book_dir) if n.endswith(".txt"))
-    if not names:
-        raise SystemExit(f"extract_book_blocks: no transcripts in {book_dir}")
-    per_file = {}
-    unmapped = []
-    total = 0
-    for name in names:
-        prefix = name.split("_")[0]
-        blocks = extract(os.path.join(book_dir, name))
-        print(f"{name}: {len(blocks)} blocks")
-        for line, cell, lines in blocks:
-            total += 1
-            key = MAPPING.get((prefix, cell)) or MAPPING.get((prefix, "*"))
-            if key is None:
-                unmapped.append(f"{name}:{line} {cell}: {lines[0]}")
-                continue
-            header = f"# {name}:{line} {cell if cell else '-'}"
-            per_file.setdefault(key, []).append("\n".join([header] + lines))
-    contents = {f"{c}.{v}.txt": "\n".join(b) + "\n" for (c, v), b in per_file.items()}
-    ours = lambda n: n.startswith("ch") and n.endswith(".txt")  # this script's outputs only
-    stale = 0
+    contents, problems = collect(book_dir)
+    ours = lambda n: n.startswith("ch") and n.endswith(".txt")  # noqa: E731  this script's outputs only
+    differ = 0
     if check:
-        # Compare with tests/book instead of writing it.
         present = sorted(n for n in os.listdir(out_dir) if ours(n)) if os.path.isdir(out_dir) else []
         for n in sorted(set(present) | set(contents)):
             have = open(os.path.join(out_dir, n), encoding="utf-8").read() if n in present else None
             if have != contents.get(n):
-                stale += 1
+                differ += 1
                 print(f"DIFFERS tests/book/{n}: " + ("missing" if have is None else
-                      "not made from the transcripts" if n not in contents else "content differs"))
+                      "not made from the notebooks" if n not in contents else "content differs"))
+            else:
+                print(f"ok      tests/book/{n}: {contents[n].count(chr(10) + '# ')} blocks")
     else:
         os.makedirs(out_dir, exist_ok=True)
         for old in os.listdir(out_dir):
             if ours(old):
                 os.remove(os.path.join(out_dir, old))
         for n, text in sorted(contents.items()):
-            path = os.path.join(out_dir, n)
-            with open(path, "w", encoding="utf-8") as f:
+            with open(os.path.join(out_dir, n), "w", encoding="utf-8") as f:
                 f.write(text)
-            print(f"wrote {os.path.relpath(path)}: {text.count(chr(10) + '# ') + 1} blocks")
-    mapped = sum(len(b) for b in per_file.values())
-    print(f"{total} blocks, {mapped} mapped into {len(per_file)} files, {len(unmapped)} unmapped"
-          + (f", {stale} files differ from tests/book" if check else ""))
-    for u in unmapped:
-        print(f"UNMAPPED {u}")
-    return 1 if unmapped or stale else 0
+            print(f"wrote tests/book/{n}: {text.count(chr(10) + '# ')} blocks")
+    official = sum(text.count("\n# ch03.ipynb ") + text.count("\n# exercise-solutions.ipynb ") for text in contents.values())
+    total = sum(text.count("\n# ") for text in contents.values())
+    print(f"{total} blocks ({official} from the official notebooks) in {len(contents)} files"
+          + (f", {differ} files differ from tests/book" if check else ""))
+    for p in problems:
+        print(f"PROBLEM {p}")
+    return 1 if problems or differ else 0
 
 
 if __name__ == "__main__":
