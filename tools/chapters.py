@@ -1,0 +1,79 @@
+"""chapters.py: the chapter table, chapters/chapters.txt, for the Python tools.
+
+chapters/chapters.txt is the one list of chapter programs (the build reads it
+too, in chapters/meson.build). This module parses it; no tool repeats it.
+
+    import chapters
+    for c in chapters.table():
+        c.program, c.draws, c.variants, c.cells, c.title
+    chapters.get("ch03_5_3_causal_attention").variants   # ['seed123']
+
+Each line: program, draws (yes/no), comma-separated variants (the first is
+the book's), the cells it reproduces, and the title (the rest of the line).
+Import has no side effects; the file is read on the first call.
+"""
+
+import collections
+import os
+
+TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
+TABLE_PATH = os.path.join(os.path.dirname(TOOLS_DIR), "chapters", "chapters.txt")
+
+Chapter = collections.namedtuple("Chapter", "program draws variants cells title")
+
+_table = None
+
+
+def parse(text, path=TABLE_PATH):
+    """The chapters of a table's text, in file order."""
+    out = []
+    seen = set()
+    for lineno, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        parts = s.split()
+        if len(parts) < 5:
+            raise ValueError(f"{path}:{lineno}: expected program, draws, variants, cells and a title, "
+                             f"found {len(parts)} field(s)")
+        program, draws, variants, cells = parts[:4]
+        if draws not in ("yes", "no"):
+            raise ValueError(f"{path}:{lineno}: draws: expected yes or no, found {draws!r}")
+        vs = variants.split(",")
+        if any(not v for v in vs) or len(set(vs)) != len(vs):
+            raise ValueError(f"{path}:{lineno}: variants: expected distinct names, found {variants!r}")
+        if program in seen:
+            raise ValueError(f"{path}:{lineno}: program {program!r} listed twice")
+        seen.add(program)
+        out.append(Chapter(program, draws == "yes", vs, cells, " ".join(parts[4:])))
+    return out
+
+
+def table():
+    """Every chapter of chapters/chapters.txt, in its order."""
+    global _table
+    if _table is None:
+        with open(TABLE_PATH, encoding="utf-8") as f:
+            _table = parse(f.read())
+    return list(_table)
+
+
+def get(program):
+    for c in table():
+        if c.program == program:
+            return c
+    raise KeyError(f"{program!r} is not in {TABLE_PATH}")
+
+
+def programs():
+    return [c.program for c in table()]
+
+
+def fixture_names():
+    """Every (program, variant, file name) of the book fixtures."""
+    return [(c.program, v, f"{c.program}.{v}.h5") for c in table() for v in c.variants]
+
+
+if __name__ == "__main__":
+    for c in table():
+        print(f"{c.program:32} {'yes' if c.draws else 'no':5} {','.join(c.variants):34} {c.cells:22} {c.title}")
