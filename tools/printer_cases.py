@@ -333,6 +333,12 @@ def _suffix_cases():
     # line and on the last of several.
     # Values of printed widths 2 ("3.") to 11 ("-1.5000e-06").
     widths = [3.0, 30.0, 300.0, -300.0, -3000.0, 0.125, -0.125, -10.5, -100.5, 1.5e-6, -1.5e-6]
+    last = {}  # (rows, value, n) -> torch's last_line_len of the repr without suffix
+    for rows in (1, 3):
+        for value in widths:
+            for n in range(1, 30):
+                base = repr(torch.full((n,), value) if rows == 1 else torch.full((rows, n), value))[:-1]
+                last[rows, value, n] = len(base) - base.rfind("\n") + 1
     for name in names:
         suffix = len(f"grad_fn=<{name}>")
         for target in (79, 80, 81):
@@ -341,10 +347,8 @@ def _suffix_cases():
                 for value in widths:
                     hit = None
                     for n in range(1, 30):
-                        v = torch.full((n,), value) if rows == 1 else torch.full((rows, n), value)
-                        base = repr(v)[:-1]
-                        if len(base) - base.rfind("\n") + 1 + suffix + 2 == target:
-                            hit = v
+                        if last[rows, value, n] + suffix + 2 == target:
+                            hit = torch.full((n,), value) if rows == 1 else torch.full((rows, n), value)
                             break
                     if hit is not None:
                         out.append((f"grad_limit{target}_{name}_{rows}row", _with_grad_fn(hit, name), "tensor"))
