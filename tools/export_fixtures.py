@@ -1471,16 +1471,26 @@ def _job(args):
     return name, nds, ngroups, os.path.getsize(path), time.time() - t0
 
 
+def parallel_map(fn, args, workers):
+    """[fn(a) for a in args], on up to `workers` forked processes (they
+    inherit torch already imported, one thread each); in this process when
+    one worker is asked for or no process pool can be made here."""
+    if workers > 1 and len(args) > 1:
+        try:
+            pool = multiprocessing.get_context("fork").Pool(min(workers, len(args)))
+        except OSError as e:  # no /dev/shm for its semaphores, or no fork
+            print(f"export_fixtures: no worker processes ({e}); running in one", file=sys.stderr)
+        else:
+            with pool:
+                return pool.map(fn, args, chunksize=1)
+    return [fn(a) for a in args]
+
+
 def export_files(out_dir, names, workers, quiet=False):
     os.makedirs(out_dir, exist_ok=True)
     order = [n for n in SLOW_FIRST if n in names] + [n for n in names if n not in SLOW_FIRST]
     args = [(n, out_dir) for n in order]
-    if workers > 1 and len(args) > 1:
-        # fork: the workers inherit torch already imported (one thread each).
-        with multiprocessing.get_context("fork").Pool(min(workers, len(args))) as pool:
-            results = pool.map(_job, args, chunksize=1)
-    else:
-        results = [_job(a) for a in args]
+    results = parallel_map(_job, args, workers)
     if not quiet:
         for name, nds, ngroups, size, secs in sorted(results, key=lambda r: names.index(r[0])):
             groups = f"{ngroups} groups, " if ngroups else ""
@@ -1649,11 +1659,7 @@ def check(committed_dir, only, workers):
             else:
                 both.append(n)
         args = [(committed_dir, tmp, n) for n in both]
-        if workers > 1 and len(args) > 1:
-            with multiprocessing.get_context("fork").Pool(min(workers, len(args))) as pool:
-                results = dict(pool.map(_compare_job, args, chunksize=1))
-        else:
-            results = dict(_compare_job(a) for a in args)
+        results = dict(parallel_map(_compare_job, args, workers))
         for n in both:
             problems, nds = results[n]
             if problems is None:
