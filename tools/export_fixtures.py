@@ -50,7 +50,6 @@ import multiprocessing
 import os
 import re
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -1168,10 +1167,6 @@ def v1_v2_configs():
 def _cfg(chapter, name, seeds, settings, T, d_in, inputs_seed, b=None, special=None, a=None):
     return dict(chapter=chapter, name=name, seeds=seeds, settings=settings,
                 inputs=dict(T=T, d_in=d_in, inputs_seed=inputs_seed, b=b, special=special, a=a))
-
-
-def _p(p):
-    return repr(float(p))
 
 
 # Seeds of the new classes' configurations: negative, 0, >= 2^32 among them.
