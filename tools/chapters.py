@@ -1,42 +1,39 @@
-"""chapters.py: the chapter list (chapters/chapters.txt), for the tools.
+"""chapters.py: the chapter table, chapters/chapters.txt, for the Python tools.
 
-The same table drives the build (chapters/meson.build) and the tests
-(tests/meson.build); this module is how the Python tools read it.
+chapters/chapters.txt is the one list of chapter programs (the build reads it
+too, in chapters/meson.build, and the tests in tests/meson.build). This module
+parses it; no tool repeats it.
 
-    from chapters import read_table, cells_of
-    for ch in read_table(): print(ch.program, ch.variants, ch.cells)
+    import chapters
+    for c in chapters.table():
+        c.program, c.draws, c.variants, c.cells, c.title
+    chapters.get("ch03_5_3_causal_attention").variants   # ['seed123']
+    chapters.get("ch03_6_1_multihead_wrapper").labels     # ['In [35]', 'Exercise 3.2']
+
+Each line: program, draws (yes/no), comma-separated variants (the first is
+the book's), the cells it reproduces, and the title (the rest of the line).
+Import has no side effects; the file is read on the first call.
 """
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.path.join(REPO_ROOT, "chapters", "chapters.txt")
-
-
-@dataclass
-class Chapter:
-    program: str
-    draws: bool
-    variants: list
-    cells: list = field(default_factory=list)  # labels as the chapters print them: "In [3]", "Exercise 3.2", ...
-    title: str = ""
-
-    @property
-    def book_variant(self):
-        return self.variants[0]
+TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TOOLS_DIR)
+TABLE_PATH = os.path.join(REPO_ROOT, "chapters", "chapters.txt")
 
 
 def cells_of(spec):
-    """'In[2-14],ExIn[2-7],Exercise[3.2]' -> ['In [2]', ..., 'exercise-solutions In [2]', ..., 'Exercise 3.2']."""
+    """'In[2-14],ExIn[2-7],Exercise[3.2]' -> the labels the chapters print:
+    ['In [2]', ..., 'exercise-solutions In [2]', ..., 'Exercise 3.2']."""
     if spec == "-":
         return []
     labels = []
     for part in spec.split(","):
         m = re.fullmatch(r"(In|ExIn|Exercise)\[([^\]]+)\]", part)
         if not m:
-            raise ValueError(f"{TABLE}: cannot read cells {part!r}")
+            raise ValueError(f"{TABLE_PATH}: cannot read the cells {part!r}")
         kind, what = m.groups()
         if kind == "Exercise":
             labels.append(f"Exercise {what}")
@@ -47,23 +44,82 @@ def cells_of(spec):
     return labels
 
 
-def read_table(path=TABLE):
-    chapters = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            parts = line.split()
-            if len(parts) < 5 or parts[1] not in ("yes", "no"):
-                raise ValueError(f"{path}: cannot read the line {line.rstrip()!r}")
-            chapters.append(Chapter(parts[0], parts[1] == "yes", parts[2].split(","), cells_of(parts[3]),
-                                    " ".join(parts[4:])))
-    return chapters
+@dataclass(frozen=True)
+class Chapter:
+    program: str
+    draws: bool
+    variants: list
+    cells: str    # as the table writes them: "In[25-30]"
+    title: str
+
+    @property
+    def book_variant(self):
+        return self.variants[0]
+
+    @property
+    def labels(self):
+        """The cells' labels, as the chapter's marker lines print them."""
+        return cells_of(self.cells)
 
 
-def chapter_of_cell(label, table=None):
-    """The chapter whose cells include `label`, or None."""
-    for ch in table or read_table():
-        if label in ch.cells:
-            return ch
-    return None
+def parse(text, path=TABLE_PATH):
+    """The chapters of a table's text, in file order."""
+    out, seen = [], set()
+    for lineno, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        parts = s.split()
+        if len(parts) < 5:
+            raise ValueError(f"{path}:{lineno}: expected program, draws, variants, cells and a title, "
+                             f"found {len(parts)} field(s)")
+        program, draws, variants, cells = parts[:4]
+        if draws not in ("yes", "no"):
+            raise ValueError(f"{path}:{lineno}: draws: expected yes or no, found {draws!r}")
+        vs = variants.split(",")
+        if any(not v for v in vs) or len(set(vs)) != len(vs):
+            raise ValueError(f"{path}:{lineno}: variants: expected distinct names, found {variants!r}")
+        if program in seen:
+            raise ValueError(f"{path}:{lineno}: program {program!r} listed twice")
+        seen.add(program)
+        cells_of(cells)  # refuse a cell spec nobody can read
+        out.append(Chapter(program, draws == "yes", vs, cells, " ".join(parts[4:])))
+    return out
+
+
+_table = None
+
+
+def table():
+    """Every chapter of chapters/chapters.txt, in its order."""
+    global _table
+    if _table is None:
+        with open(TABLE_PATH, encoding="utf-8") as f:
+            _table = parse(f.read())
+    return list(_table)
+
+
+def get(program):
+    for c in table():
+        if c.program == program:
+            return c
+    raise KeyError(f"{program!r} is not in {TABLE_PATH}")
+
+
+def programs():
+    return [c.program for c in table()]
+
+
+def fixture_names():
+    """Every (program, variant, file name) of the book fixtures."""
+    return [(c.program, v, f"{c.program}.{v}.h5") for c in table() for v in c.variants]
+
+
+def chapter_of_cell(label):
+    """The chapter whose cells include `label` ("In [25]"), or None."""
+    return next((c for c in table() if label in c.labels), None)
+
+
+if __name__ == "__main__":
+    for c in table():
+        print(f"{c.program:32} {'yes' if c.draws else 'no':5} {','.join(c.variants):34} {c.cells:22} {c.title}")

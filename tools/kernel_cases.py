@@ -6,16 +6,28 @@ Writes fixtures/kernel_cases.h5: one group per case, holding
            each with a string attribute "role": "input" or "output"; the
            output is always "out", torch's result
   kernel   string attribute: which C kernel the case exercises (see KERNELS)
-  M, K, N, n, rows, T, d
-           int64 attributes: the sizes the kernel is called with
+  M, K, N, n, rows, T, d, B, outer, inner
+           int64 attributes: the sizes the kernel is called with (each
+           kernel's sizes are listed in KERNELS below)
+  ndim, dim0..dim3, a_ndim, a_dim0.., b_ndim, b_dim0..
+           int64 attributes of the N-D cases: the shape of x (or of a and b)
   bias     int64 attribute of matmul_wt_bias cases: 1 if a "bias" dataset is there
   expr     string attribute: the torch expression that made "out"
+  seed, p  string attributes of dropout cases: torch.manual_seed's argument
+           (decimal) and the probability as Python's repr()
+  broadcast string attribute of mul_broadcast / div_broadcast cases: the
+           shape of b against a (rows, n): "column" (rows, 1), "row" (1, n),
+           "scalar" (), "same" (rows, n)
 The root attribute "cases" lists the group names, one per line, in order;
 the root also records the torch version, config, BLAS and CPU capability.
 
 Sizes: every n (or K) from 1 to 70 for the kernels whose order depends on
 the length (sum, dot, softmax, matmul's K), plus longer sums that reach the
-cascade's carries; numeric extremes for softmax and exp. Each case draws
+cascade's carries; numeric extremes for softmax and exp; the signs of zero
+(products whose exact value is -0, rows of zeros: torch starts every k-sum
+at +0); the N-D kernels of sections 3.5-3.6 (batched products on both sides
+of the small-bmm threshold K*M*N < 400, broadcast products, softmax over a
+middle axis, causal -inf patterns, masked_fill, dropout masks). Each case draws
 its inputs from its own torch.Generator, seeded from the case name, so a
 case does not change when others are added.
 
@@ -46,6 +58,19 @@ KERNELS = {
     "exp": "x (n,) -> out (n,)",
     "add_scaled": "out (d,) = 0; out += w[i] * x[i] for i < T; w (T,), x (T,d)",
     "softmax_rows": "x (rows,n) or (n,) -> out, softmax over the last dim",
+    "bmm": "a (B,M,K) @ b (B,K,N) -> out (B,M,N); sizes B, M, K, N",
+    "matmul_nd": "a @ b with a 3-D or 4-D, b 2-D, 3-D or 4-D (batch axes of 1 broadcast) -> out; "
+                 "sizes M, K, N, B (matrices in out), a_ndim/a_dim*, b_ndim/b_dim*",
+    "softmax_dim": "x (outer,n,inner) -> out, torch.softmax over the middle axis; sizes outer, n, inner",
+    "softmax_rows_nd": "x 3-D or 4-D -> out, torch.softmax(x, dim=-1); sizes rows (all but the last axis), n, "
+                       "ndim/dim*",
+    "mul_broadcast": "a (rows,n) * b -> out (rows,n); b as the broadcast attribute says; sizes rows, n",
+    "div_broadcast": "a (rows,n) / b -> out (rows,n); b as the broadcast attribute says; sizes rows, n",
+    "masked_fill": "x (b,T,T) or (b,h,T,T), mask (T,T) of 0/1 -> out = x.masked_fill(mask.bool(), -inf); "
+                   "sizes T, ndim/dim*",
+    "sum_rows_keepdim": "x 2-D or 3-D -> out (..., 1) = x.sum(dim=-1, keepdim=True); sizes rows, n, ndim/dim*",
+    "dropout": "torch.manual_seed(seed); out = nn.Dropout(p)(x) in training mode; noise (the mask torch drew: "
+               "0 or 1/(1-p)), next (the torch.rand(1) drawn right after); sizes n, ndim/dim*; seed, p",
 }
 
 ALL_N = list(range(1, 71))
@@ -81,6 +106,11 @@ class _Case:
         assert kernel in KERNELS, kernel
         self.name, self.kernel, self.expr = name, kernel, expr
         self.inputs, self.out, self.sizes = inputs, out, sizes
+        self.extra = {}  # more outputs besides "out" (dropout's noise and next draw)
+        for k, t in inputs.items():
+            # What the C reads is a fresh contiguous array; torch must have
+            # computed from the same layout (its paths can depend on strides).
+            assert t.stride() == torch.empty(t.shape).stride(), (name, k, t.stride())
 
 
 def _matmul_cases():
@@ -282,8 +312,276 @@ def _softmax_cases():
     return cases
 
 
+def _shape_attrs(prefix, shape):
+    d = {f"{prefix}ndim": len(shape)}
+    for i, v in enumerate(shape):
+        d[f"{prefix}dim{i}"] = v
+    return d
+
+
+def _bmm_cases():
+    cases = []
+    # (M, K, N): below, at and above K*M*N = 400 (torch's naive small-bmm loop
+    # against one sgemm per matrix), and sizes straddling 8.
+    triples = [(1, 1, 1), (2, 3, 4), (6, 2, 6), (6, 6, 2), (9, 7, 6), (3, 7, 19), (6, 6, 11), (5, 8, 10),
+               (4, 10, 10), (1, 401, 1), (12, 5, 7), (7, 8, 9), (8, 8, 8), (9, 8, 7), (8, 9, 8),
+               (16, 17, 9), (33, 16, 8), (2, 64, 3), (17, 3, 33), (1, 1, 400)]
+    for i, (M, K, N) in enumerate(triples):
+        B = 1 + i % 4
+        name = f"bmm_{B}x{M}x{K}x{N}"
+        g, kind = _gen(name), KINDS[i % 3]
+        a, b = _draw(g, (B, M, K), kind), _draw(g, (B, K, N), kind)
+        cases.append(_Case(name, "bmm", "torch.bmm(a, b) (a @ b, 3-D)", {"a": a, "b": b}, torch.bmm(a, b),
+                           B=B, M=M, K=K, N=N))
+    return cases
+
+
+def _matmul_nd_cases():
+    cases = []
+
+    def add(name, a, b, expr):
+        out = a @ b
+        M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+        sizes = dict(M=M, K=K, N=N, B=out.numel() // (M * N))
+        sizes.update(_shape_attrs("a_", tuple(a.shape)))
+        sizes.update(_shape_attrs("b_", tuple(b.shape)))
+        cases.append(_Case(name, "matmul_nd", expr, {"a": a, "b": b}, out, **sizes))
+
+    for i, (sa, sb) in enumerate([
+            # 3-D @ 3-D (CausalAttention: queries @ keys.transpose(1, 2), weights @ values)
+            ((2, 6, 2), (2, 2, 6)), ((2, 6, 6), (2, 6, 2)), ((1, 1, 1), (1, 1, 1)), ((3, 9, 8), (3, 8, 9)),
+            ((4, 17, 3), (4, 3, 17)), ((2, 33, 33), (2, 33, 16)), ((3, 5, 70), (3, 70, 2)),
+            # 4-D @ 4-D (MultiHeadAttention), some with a batch axis of 1 broadcast
+            ((2, 2, 6, 1), (2, 2, 1, 6)), ((1, 2, 3, 4), (1, 2, 4, 3)), ((1, 12, 9, 8), (1, 12, 8, 9)),
+            ((2, 3, 7, 5), (2, 3, 5, 7)), ((2, 1, 6, 4), (1, 3, 4, 6)), ((1, 4, 5, 3), (3, 1, 3, 8)),
+            ((3, 2, 8, 8), (1, 2, 8, 8)), ((1, 1, 9, 17), (2, 4, 17, 9)), ((2, 4, 16, 16), (2, 1, 16, 3)),
+            # 3-D @ 2-D (x @ W of a batch)
+            ((2, 6, 3), (3, 2)), ((4, 9, 8), (8, 9)), ((1, 17, 64), (64, 16)), ((3, 1, 5), (5, 1))]):
+        name = "matmul_nd_" + "x".join(map(str, sa)) + "_at_" + "x".join(map(str, sb))
+        g, kind = _gen(name), KINDS[i % 3]
+        add(name, _draw(g, sa, kind), _draw(g, sb, kind), "a @ b")
+    # The book's In [37]: a @ a.transpose(2, 3)
+    a = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573], [0.8993, 0.0390, 0.9268, 0.7388],
+                        [0.7179, 0.7058, 0.9156, 0.4340]],
+                       [[0.0772, 0.3565, 0.1479, 0.5331], [0.4066, 0.2318, 0.4545, 0.9737],
+                        [0.4606, 0.5159, 0.4220, 0.5786]]]])
+    add("matmul_nd_book_a_at_a_T", a, a.transpose(2, 3).clone(memory_format=torch.contiguous_format), "a @ a.transpose(2, 3) (ch03 In [37])")
+    # A product with NaN and inf: 0 * inf gives NaN, nothing is skipped.
+    nan, inf = float("nan"), float("inf")
+    a = torch.tensor([[[1.0, 0.0, 2.0], [0.0, 0.0, 0.0], [nan, 1.0, -1.0]]])
+    b = torch.tensor([[[inf, 1.0], [inf, -2.0], [0.5, -inf]]])
+    add("matmul_nd_nonfinite", a, b, "a @ b (NaN, inf, 0 * inf)")
+    return cases
+
+
+def _neg_zero_cases():
+    """Exact -0 products and rows of zeros: torch's sums start at +0, so a
+    sum of -0 products is +0 (a kernel starting from the first product gives -0)."""
+    cases = []
+    # matmul: a row of zeros against negative columns, a row of -0 against positive ones
+    for M, K, N in [(3, 1, 2), (4, 3, 5), (2, 9, 3), (3, 17, 2)]:
+        name = f"matmul_negzero_{M}x{K}x{N}"
+        g = _gen(name)
+        a = _draw(g, (M, K), "normal")
+        b = -_draw(g, (K, N), "rand") - 0.25  # every b negative
+        a[0] = 0.0
+        a[-1] = -0.0
+        b[:, -1] = b[:, -1].abs()              # and one positive column
+        cases.append(_Case(name, "matmul", "a @ b (a row of +0 and a row of -0; b negative but one column)",
+                           {"a": a, "b": b}, a @ b, M=M, K=K, N=N))
+        name = f"linear_negzero_{M}x{K}x{N}"
+        # Standard strides (a (N, 1) view of stride (1, N) sends torch's addmm
+        # to its own gemm, which adds into the bias: not the kernel under test).
+        w = b.T.clone(memory_format=torch.contiguous_format)
+        cases.append(_Case(name, "matmul_wt_bias", "F.linear(x, w) (rows of +0 and -0)", {"x": a, "w": w},
+                           torch.nn.functional.linear(a, w), M=M, K=K, N=N, bias=0))
+        name = f"linear_bias_negzero_{M}x{K}x{N}"
+        bias = torch.tensor([-0.0] * (N - 1) + [0.0])
+        cases.append(_Case(name, "matmul_wt_bias", "F.linear(x, w, bias) (rows of +-0, bias of -0)",
+                           {"x": a, "w": w, "bias": bias}, torch.nn.functional.linear(a, w, bias),
+                           M=M, K=K, N=N, bias=1))
+        B = 2
+        name = f"bmm_negzero_{B}x{M}x{K}x{N}"
+        ab = torch.stack([a, -a])
+        bb = torch.stack([b, b])
+        cases.append(_Case(name, "bmm", "torch.bmm(a, b) (rows of +0 and -0)", {"a": ab, "b": bb},
+                           torch.bmm(ab, bb), B=B, M=M, K=K, N=N))
+    for n in [1, 2, 5, 8, 9, 17]:
+        a = torch.full((n,), -0.0)
+        b = torch.linspace(1.0, 2.0, n)
+        cases.append(_Case(f"dot_negzero_n{n}", "dot", "torch.dot(a, b) (every product -0)", {"a": a, "b": b},
+                           torch.dot(a, b), n=n))
+        x = torch.full((n,), -0.0)
+        cases.append(_Case(f"sum_negzero_n{n}", "sum", "x.sum() (every value -0)", {"x": x}, x.sum(), n=n))
+        x = torch.tensor([[-0.0] * n, [0.0] * n, [-0.0] * (n - 1) + [0.0]])
+        cases.append(_Case(f"sum_rows_negzero_n{n}", "sum_rows", "x.sum(dim=-1) (rows of -0, +0, mixed)",
+                           {"x": x}, x.sum(dim=-1), rows=3, n=n))
+    return cases
+
+
+def _softmax_nd_cases():
+    cases = []
+    inf, nan = float("inf"), float("nan")
+
+    def sdim(name, x, expr="torch.softmax(x, dim=1) of x (outer, n, inner)"):
+        outer, n, inner = x.shape
+        cases.append(_Case(name, "softmax_dim", expr, {"x": x}, torch.softmax(x, dim=1),
+                           outer=outer, n=n, inner=inner))
+
+    for n in range(1, 41):
+        outer, inner = 1 + n % 3, [1, 2, 3, 5, 7, 8, 9, 16, 17, 24, 33, 40][n % 12]
+        name = f"softmax_dim_{outer}x{n}x{inner}"
+        x = _draw(_gen(name), (outer, n, inner), KINDS[n % 3]) * (1.0, 4.0, 0.25)[n % 3]
+        sdim(name, x)
+    for inner in range(1, 41):
+        outer, n = 1 + inner % 3, [1, 2, 3, 6, 8, 9, 13, 16, 17, 32][inner % 10]
+        name = f"softmax_dim_{outer}x{n}x{inner}"
+        if any(c.name == name for c in cases):
+            continue
+        sdim(name, _draw(_gen(name), (outer, n, inner), KINDS[inner % 3]))
+    for outer, n, inner in [(1, 1024, 3), (2, 100, 64), (3, 64, 100), (1, 7, 1024)]:
+        name = f"softmax_dim_{outer}x{n}x{inner}"
+        sdim(name, _draw(_gen(name), (outer, n, inner), "normal"))
+    # Causal -inf patterns softmaxed over the queries: the recorded output of
+    # Exercise 3.2 (CausalAttention with dim=1 on (b, T, T) scores).
+    for b, T in [(2, 6), (1, 1), (3, 9), (2, 17), (1, 33)]:
+        name = f"softmax_dim_causal_{b}x{T}x{T}"
+        x = _draw(_gen(name), (b, T, T), "normal")
+        x = x.masked_fill(torch.triu(torch.ones(T, T), diagonal=1).bool(), -inf)
+        sdim(name, x, "torch.softmax(x.masked_fill(triu(ones(T, T), 1).bool(), -inf), dim=1)")
+    # Non-finite columns: all -inf (NaN), +inf, NaN, one finite value among -inf.
+    for outer, n, inner in [(1, 6, 3), (2, 9, 8), (3, 17, 9), (1, 1, 10), (2, 8, 17)]:
+        name = f"softmax_dim_nonfinite_{outer}x{n}x{inner}"
+        x = _draw(_gen(name), (outer, n, inner), "normal")
+        x[:, :, 0] = -inf                          # a column of -inf
+        if inner > 1:
+            x[:, n // 2, 1] = inf                  # +inf in a column
+        if inner > 2:
+            x[0, 0, 2] = nan                       # NaN in a column
+        if inner > 3:
+            x[:, :, 3] = -inf
+            x[-1, n - 1, 3] = 0.5                  # one finite value among -inf
+        if inner > 4:
+            x[:, :, 4] = 3e38                      # huge
+        sdim(name, x)
+
+    def rows_nd(name, x, expr):
+        cases.append(_Case(name, "softmax_rows_nd", expr, {"x": x}, torch.softmax(x, dim=-1),
+                           rows=x.numel() // x.shape[-1], n=x.shape[-1], **_shape_attrs("", tuple(x.shape))))
+
+    for shape in [(2, 6, 6), (1, 1, 1), (3, 9, 9), (2, 17, 17), (4, 33, 33), (1, 2, 6, 6), (2, 2, 6, 6),
+                  (1, 12, 9, 9), (2, 3, 16, 16), (1, 4, 65, 65), (2, 2, 7, 7), (3, 5, 8, 8)]:
+        name = "softmax_rows_nd_causal_" + "x".join(map(str, shape))
+        T = shape[-1]
+        x = _draw(_gen(name), shape, "normal") * 2
+        x = x.masked_fill(torch.triu(torch.ones(T, T), diagonal=1).bool(), -inf)
+        rows_nd(name, x, "torch.softmax(x.masked_fill(triu(ones(T, T), 1).bool(), -inf), dim=-1)")
+    for shape in [(2, 4, 9), (1, 3, 5, 40)]:
+        name = "softmax_rows_nd_" + "x".join(map(str, shape))
+        rows_nd(name, _draw(_gen(name), shape, "wide"), "torch.softmax(x, dim=-1)")
+    # Causal with fewer tokens than the context, and a row with a NaN
+    x = _draw(_gen("softmax_rows_nd_nan"), (2, 2, 5, 5), "normal")
+    x = x.masked_fill(torch.triu(torch.ones(5, 5), diagonal=1).bool(), -inf)
+    x[1, 0, 3, 1] = nan
+    rows_nd("softmax_rows_nd_causal_nan_2x2x5x5", x, "causal softmax, dim=-1, one NaN")
+    return cases
+
+
+def _broadcast_cases():
+    cases = []
+    nan, inf = float("nan"), float("inf")
+    for i, (rows, n) in enumerate([(1, 1), (6, 6), (6, 1), (1, 6), (7, 9), (9, 8), (3, 17), (33, 2),
+                                   (2, 33), (16, 16)]):
+        for op in ("mul", "div"):
+            for bk in ("column", "row", "scalar", "same"):
+                name = f"{op}_broadcast_{bk}_{rows}x{n}"
+                g, kind = _gen(name), KINDS[i % 3]
+                a = _draw(g, (rows, n), kind)
+                bshape = {"column": (rows, 1), "row": (1, n), "scalar": (), "same": (rows, n)}[bk]
+                b = _draw(g, bshape or (1,), kind).reshape(bshape)
+                if op == "mul" and bk == "same" and i % 2:
+                    # a dropout-like mask: zeros (x * 0 is -0 for negative x) and a factor
+                    b = (torch.rand(rows, n, generator=g) < 0.5).to(torch.float32) * 2.0
+                if i == 1:
+                    # zeros, -0, infinities and NaN on both sides (0 / 0, x / 0, inf * 0)
+                    a = a.clone()
+                    a.view(-1)[:6] = torch.tensor([0.0, -0.0, inf, -inf, nan, 1.0])
+                    if b.dim():
+                        b = b.clone()
+                        b.view(-1)[:4] = torch.tensor([0.0, -0.0, inf, -1.0])[:b.numel()]
+                out = a * b if op == "mul" else a / b
+                cases.append(_Case(name, f"{op}_broadcast", f"a {'*' if op == 'mul' else '/'} b (b {bk})",
+                                   {"a": a, "b": b}, out, rows=rows, n=n, broadcast=bk))
+    return cases
+
+
+def _masked_fill_cases():
+    cases = []
+    nan = float("nan")
+    for i, shape in enumerate([(2, 6, 6), (1, 1, 1), (3, 9, 9), (2, 17, 17), (2, 2, 6, 6), (1, 12, 9, 9),
+                               (2, 3, 8, 8), (1, 1, 33, 33)]):
+        T = shape[-1]
+        name = "masked_fill_" + "x".join(map(str, shape))
+        g = _gen(name)
+        x = _draw(g, shape, KINDS[i % 3])
+        if i % 2:
+            mask = (torch.rand(T, T, generator=g) < 0.4).to(torch.float32)  # any pattern
+            expr = "x.masked_fill(mask.bool(), -torch.inf) (a random mask)"
+        else:
+            mask = torch.triu(torch.ones(T, T), diagonal=1)
+            expr = "x.masked_fill(torch.triu(torch.ones(T, T), diagonal=1).bool(), -torch.inf)"
+        if i == 2:
+            x[0, 0, 5] = nan  # masked NaN becomes -inf; unmasked stays
+            x[1, 5, 0] = nan
+        out = x.masked_fill(mask.bool(), -torch.inf)
+        cases.append(_Case(name, "masked_fill", expr, {"x": x, "mask": mask}, out, T=T,
+                           **_shape_attrs("", shape)))
+    return cases
+
+
+def _sum_keepdim_cases():
+    cases = []
+    for i, shape in enumerate([(6, 6), (1, 1), (7, 9), (3, 17), (9, 8), (2, 70), (2, 6, 6), (3, 5, 33),
+                               (1, 4, 8), (2, 3, 513)]):
+        name = "sum_rows_keepdim_" + "x".join(map(str, shape))
+        x = _draw(_gen(name), shape, KINDS[i % 3])
+        if i == 0:  # the book's masked_simple: zeros above the diagonal
+            x = torch.softmax(x, dim=-1) * torch.tril(torch.ones(6, 6))
+        cases.append(_Case(name, "sum_rows_keepdim", "x.sum(dim=-1, keepdim=True)", {"x": x},
+                           x.sum(dim=-1, keepdim=True), rows=x.numel() // shape[-1], n=shape[-1],
+                           **_shape_attrs("", shape)))
+    return cases
+
+
+def _dropout_cases():
+    cases = []
+    shapes = [(6, 6), (7,), (3, 5), (2, 6, 6), (1, 12, 9, 9), (4, 8), (1,), (17,), (33, 3), (2, 2, 6, 6)]
+    seeds = [123, 0, -1, 2**32 + 5, 42, 789, 7, -(2**63), 2**64 - 1, 2024]
+    ps = [0.5, 0.1, 0.2, 1 / 3]
+    for i, shape in enumerate(shapes):
+        for j, p in enumerate(ps):
+            seed = seeds[(i + 3 * j) % len(seeds)]
+            name = f"dropout_{'x'.join(map(str, shape))}_p{p:.4g}_seed{seed}"
+            x = _draw(_gen(name), shape, KINDS[(i + j) % 3])  # negative values too: x * 0 is -0
+            torch.manual_seed(seed)
+            state = torch.get_rng_state()
+            out = torch.nn.functional.dropout(x, p, training=True)
+            nxt = torch.rand(1)
+            torch.set_rng_state(state)
+            noise = torch.empty_like(x).bernoulli_(1 - p).div_(1 - p)
+            assert torch.equal((x * noise).view(torch.int32), out.view(torch.int32)), name
+            assert torch.equal(torch.rand(1), nxt), name
+            c = _Case(name, "dropout", f"torch.manual_seed({seed}); nn.Dropout({p!r})(x); torch.rand(1)",
+                      {"x": x}, out, n=x.numel(), seed=str(seed), p=repr(p), **_shape_attrs("", shape))
+            c.extra = {"noise": noise, "next": nxt}
+            cases.append(c)
+    return cases
+
+
 def _cases():
-    return _matmul_cases() + _reduction_cases() + _elementwise_cases() + _softmax_cases()
+    return (_matmul_cases() + _reduction_cases() + _elementwise_cases() + _softmax_cases()
+            + _neg_zero_cases() + _bmm_cases() + _matmul_nd_cases() + _softmax_nd_cases() + _broadcast_cases()
+            + _masked_fill_cases() + _sum_keepdim_cases() + _dropout_cases())
 
 
 def _provenance():
@@ -322,10 +620,12 @@ def export(path):
             grp.attrs["kernel"] = c.kernel
             grp.attrs["expr"] = c.expr
             for k, v in c.sizes.items():
-                grp.attrs[k] = np.int64(v)
+                grp.attrs[k] = v if isinstance(v, str) else np.int64(v)
             for k, t in c.inputs.items():
                 _put(grp, k, t, "input")
             _put(grp, "out", c.out, "output")
+            for k, t in c.extra.items():
+                _put(grp, k, t, "output")
         f.attrs["cases"] = "\n".join(names)
     return len(cases)
 

@@ -2,14 +2,27 @@
 
 Writes fixtures/printer_cases.h5: one group per case, holding
   tensor   float32 dataset, the exact values (rank 0 as a scalar dataspace,
-           0-element cases as empty datasets)
-  repr     string attribute: repr() of the tensor, from real torch
+           0-element cases as empty datasets); ranks 0 to 4
+  repr     string attribute: repr() of the tensor, from real torch, with its
+           suffix if any (see grad_fn and requires_grad)
   size     string attribute: str(tensor.shape)
   kind     "tensor", or "parameter" when repr is that of
-           torch.nn.Parameter(t, requires_grad=False)
-  ndim, dim0, dim1   integer attributes: the shape (dims past ndim are 0),
-           so a reader that refuses empty datasets can still build them
+           torch.nn.Parameter(t, requires_grad=bool(requires_grad))
+  grad_fn  string attribute: the name torch prints in the repr's
+           "grad_fn=<...>" suffix ("SoftmaxBackward0"), "" for none
+  requires_grad  integer attribute: 1 if the tensor requires grad (a leaf
+           with no grad_fn then prints "requires_grad=True"), else 0
+  ndim, dim0, dim1, dim2, dim3   integer attributes: the shape (dims past
+           ndim are 0), so a reader that refuses empty datasets can still
+           build them
 The root attribute "cases" lists the group names, one per line, in order.
+
+A suffix goes on the repr's last line after ", ", or on a new line indented
+like the rows when that line would pass 80 columns (torch's _add_suffixes);
+the suffix cases exercise both. Where autograd makes the values easily, the
+case is real autograd (torch.softmax of a tensor that requires grad); for
+other grad_fn names the tensor gets that node from an operation that leaves
+every value's bits as they are (x * 1.0, x.view(shape), ...), checked.
 
 Import has no side effects; run as
     /usr/bin/python3 tools/printer_cases.py fixtures/printer_cases.h5
@@ -174,27 +187,215 @@ def _cases():
     out = [(name, ten, "tensor") for name, ten in cases.items()]
     out += [(name, ten, "parameter") for name, ten in params.items()]
     out.append(("parameter_summarised", torch.randn(50, 30, generator=g), "parameter"))
+    out += [(name, ten, "tensor") for name, ten in _nd_cases().items()]
+    out += _suffix_cases()
     return out
+
+
+def _nd_cases():
+    """3-D and 4-D tensors: blocks separated by blank lines, rows indented by depth."""
+    g = torch.Generator().manual_seed(20250101)
+    nan, inf = float("nan"), float("inf")
+    t = torch.tensor
+    causal = torch.softmax(torch.randn(2, 6, 6, generator=g).masked_fill(
+        torch.triu(torch.ones(6, 6), diagonal=1).bool(), -inf), dim=-1)
+    scores = torch.randn(1, 2, 4, 4, generator=g).masked_fill(
+        torch.triu(torch.ones(4, 4), diagonal=1).bool(), -inf)
+    negzero = torch.randn(2, 3, 4, generator=g)
+    negzero[0, 1] = -0.0
+    negzero[1, :, 2] = 0.0
+    cases = {
+        "nd3_fixed": torch.rand(2, 6, 2, generator=g),
+        "nd3_neg": torch.randn(2, 3, 4, generator=g),
+        "nd3_causal_weights": causal,                        # zeros above the diagonal
+        "nd3_ninf_scores": torch.randn(2, 5, 5, generator=g).masked_fill(
+            torch.triu(torch.ones(5, 5), diagonal=1).bool(), -inf),
+        "nd3_nan": t([[[nan, 1.5], [0.25, -2.0]], [[inf, -inf], [nan, 0.0]]]),
+        "nd3_negzero": negzero,
+        "nd3_negzero_int": t([[[-0.0, 2.0], [0.0, 1.0]], [[-0.0, -0.0], [3.0, 0.0]]]),
+        "nd3_int": torch.arange(24.0).reshape(2, 3, 4) - 7,
+        "nd3_sci": torch.randn(2, 2, 3, generator=g) * 1.0e-6,
+        "nd3_sci_big": torch.randn(3, 2, 2, generator=g) * 1.0e9,
+        "nd3_wrap_rows": torch.randn(2, 2, 14, generator=g),   # rows wrap at 80 - 9
+        "nd3_wrap_sci": torch.randn(2, 1, 9, generator=g) * 1.0e-7,
+        "nd3_one_each": t([[[0.5]]]),
+        "nd3_dropout_like": (torch.rand(2, 6, 6, generator=g) < 0.5).to(torch.float32) * 2.0,
+        "nd3_mask_zero_rows": torch.zeros(2, 3, 3),
+        "nd4_fixed": torch.rand(1, 2, 3, 4, generator=g),    # ch03 In [37]'s shape
+        "nd4_heads": torch.randn(2, 2, 6, 1, generator=g),
+        "nd4_scores_ninf": scores,
+        "nd4_weights": torch.softmax(scores, dim=-1),
+        "nd4_int": torch.arange(36.0).reshape(1, 3, 3, 4),
+        "nd4_sci": torch.randn(2, 2, 2, 2, generator=g) * 1.0e5,
+        "nd4_nan_negzero": t([[[[nan, -0.0], [0.125, -inf]]], [[[-0.0, 0.0], [inf, -1.5]]]]),
+        "nd4_wrap_rows": torch.randn(1, 2, 2, 13, generator=g),  # rows wrap at 80 - 10
+        "nd4_wrap_int": torch.arange(2 * 2 * 30.0).reshape(1, 2, 2, 30) * 1000,
+        # summarised: more than 1000 elements, 3 edge items on every axis
+        "nd3_summarised": torch.randn(2, 30, 30, generator=g),
+        "nd3_summarised_tokens": torch.randn(1, 1024, 8, generator=g),
+        "nd3_summarised_int": torch.arange(3 * 20 * 20.0).reshape(3, 20, 20),
+        "nd3_summarised_sci": torch.randn(4, 17, 17, generator=g) * 1.0e-5,
+        "nd3_summarised_ninf": torch.softmax(torch.randn(1, 40, 40, generator=g).masked_fill(
+            torch.triu(torch.ones(40, 40), diagonal=1).bool(), -inf), dim=-1),
+        "nd4_summarised": torch.randn(4, 3, 10, 10, generator=g),
+        "nd4_summarised_heads": torch.randn(1, 12, 9, 10, generator=g),  # 1080 elements
+        "nd4_not_summarised": torch.randn(1, 12, 9, 9, generator=g),     # 972 elements
+        "nd4_summarised_nan": torch.cat([torch.full((1, 2, 6, 100), nan), torch.ones(1, 2, 6, 1)], dim=-1),
+        "nd4_summarised_wide": torch.randn(2, 2, 2, 200, generator=g),
+    }
+    return cases
+
+
+def _value_preserving(name):
+    """An operation giving a tensor the grad_fn `name` without changing any bit."""
+    return {
+        "MulBackward0": lambda x: x * 1.0,
+        "DivBackward0": lambda x: x / 1.0,
+        "AddBackward0": lambda x: x + (-0.0),
+        "MaskedFillBackward0": lambda x: x.masked_fill(torch.zeros(x.shape, dtype=torch.bool), 0.0),
+        "CatBackward0": lambda x: torch.cat([x], dim=-1),
+        "ViewBackward0": lambda x: x.view(x.shape),
+        "UnsafeViewBackward0": lambda x: torch.ops.aten._unsafe_view(x, list(x.shape)),
+    }[name]
+
+
+def _with_grad_fn(values, name):
+    leaf = values.clone().requires_grad_()
+    out = _value_preserving(name)(leaf)
+    got = type(out.grad_fn).__name__
+    assert got == name, (name, got)
+    assert torch.equal(out.detach().view(torch.int32), values.view(torch.int32)), name
+    return out
+
+
+def _suffix_cases():
+    """(name, tensor with its autograd state, kind); repr(tensor) carries the suffix."""
+    g = torch.Generator().manual_seed(20250202)
+    inf = float("inf")
+    out = []
+    # Real autograd, as the chapters print them.
+    x = torch.randn(2, 6, 6, generator=g).requires_grad_()
+    out.append(("grad_softmax_3d", torch.softmax(x.masked_fill(
+        torch.triu(torch.ones(6, 6), diagonal=1).bool(), -inf), dim=-1), "tensor"))
+    w = torch.randn(2, 3, generator=g).requires_grad_()
+    inputs = torch.tensor(_book_inputs().tolist())
+    out.append(("grad_mm_book", inputs @ w.T, "tensor"))                     # MmBackward0
+    b = torch.randn(2, generator=g).requires_grad_()
+    out.append(("grad_addmm", torch.nn.functional.linear(inputs, w, b), "tensor"))
+    out.append(("grad_linear_1d_bias", torch.nn.functional.linear(inputs[1], w, b), "tensor"))  # AddBackward0
+    out.append(("grad_linear_1d", torch.nn.functional.linear(inputs[1], w), "tensor"))         # SqueezeBackward3
+    batch = torch.stack((inputs, inputs), dim=0)
+    out.append(("grad_linear_3d", torch.nn.functional.linear(batch, w), "tensor"))             # UnsafeViewBackward0
+    out.append(("grad_linear_3d_bias", torch.nn.functional.linear(batch, w, b), "tensor"))     # ViewBackward0
+    out.append(("grad_cat", torch.cat([torch.nn.functional.linear(batch, w)] * 2, dim=-1), "tensor"))
+    out.append(("grad_softmax_1d", torch.softmax(torch.randn(6, generator=g).requires_grad_(), dim=0),
+                "tensor"))
+    out.append(("grad_sum_0d", torch.randn(6, generator=g).requires_grad_().sum(), "tensor"))  # SumBackward0
+    out.append(("grad_dot_0d", torch.dot(inputs[0], w[0]), "tensor"))                         # DotBackward0
+    mha = torch.randn(2, 2, 6, 1, generator=g).requires_grad_()
+    out.append(("grad_softmax_4d", torch.softmax(mha @ mha.transpose(2, 3), dim=-1), "tensor"))
+    # requires_grad=True on a leaf
+    out.append(("leaf_requires_grad", torch.randn(3, 2, generator=g).requires_grad_(), "tensor"))
+    out.append(("leaf_requires_grad_0d", torch.tensor(1.5).requires_grad_(), "tensor"))
+    out.append(("leaf_requires_grad_3d", torch.rand(2, 2, 3, generator=g).requires_grad_(), "tensor"))
+    out.append(("parameter_requires_grad", torch.nn.Parameter(torch.rand(3, 2, generator=g)), "parameter"))
+    out.append(("parameter_requires_grad_2x768",
+                torch.nn.Parameter(torch.rand(2, 768, generator=g) * 0.07 - 0.035), "parameter"))
+    # Value-preserving nodes, and the suffix's line: each name on short and on
+    # full last lines. The last line's length + 1 (torch counts the newline)
+    # + ", " + the suffix is compared with 80.
+    names = ["MulBackward0", "DivBackward0", "AddBackward0", "MaskedFillBackward0", "CatBackward0",
+             "ViewBackward0", "UnsafeViewBackward0"]
+    for i, name in enumerate(names):
+        out.append((f"grad_{name}_short", _with_grad_fn(torch.randn(2, 3, generator=g), name), "tensor"))
+        out.append((f"grad_{name}_full_1d", _with_grad_fn(-torch.rand(9, generator=g) - 0.5, name), "tensor"))
+        out.append((f"grad_{name}_3d", _with_grad_fn(torch.randn(2, 2, 5 + i, generator=g), name), "tensor"))
+        out.append((f"grad_{name}_4d", _with_grad_fn(torch.randn(1, 2, 2, 4 + i, generator=g), name), "tensor"))
+    # Around the limit: a 1-D tensor whose single line grows by one element.
+    for n in range(1, 10):
+        v = _with_grad_fn(torch.rand(n, generator=g) + 1.0, "MulBackward0")
+        out.append((f"grad_boundary_mul_n{n}", v, "tensor"))
+        v = _with_grad_fn(torch.rand(n, generator=g) + 1.0, "MaskedFillBackward0")
+        out.append((f"grad_boundary_maskedfill_n{n}", v, "tensor"))
+    # Last lines of every length from 40 to 79 before the suffix: a 2-D
+    # tensor whose last row ends in a value of chosen width.
+    for n in range(3, 10):
+        for name in ("SoftmaxBackward0", "UnsafeViewBackward0"):
+            x = torch.rand(2, n, generator=g) * 9
+            if name == "SoftmaxBackward0":
+                v = torch.softmax(x.requires_grad_(), dim=-1)
+            else:
+                v = _with_grad_fn(x, name)
+            out.append((f"grad_rows_{name}_n{n}", v, "tensor"))
+    # Exactly at the limit: torch puts the suffix on the same line when
+    # (last line's length + 2) + 2 + len(suffix) <= 80. One case each with
+    # that sum 79, 80 (same line) and 81 (new line), for every name, on one
+    # line and on the last of several.
+    # Values of printed widths 2 ("3.") to 11 ("-1.5000e-06").
+    widths = [3.0, 30.0, 300.0, -300.0, -3000.0, 0.125, -0.125, -10.5, -100.5, 1.5e-6, -1.5e-6]
+    last = {}  # (rows, value, n) -> torch's last_line_len of the repr without suffix
+    for rows in (1, 3):
+        for value in widths:
+            for n in range(1, 30):
+                base = repr(torch.full((n,), value) if rows == 1 else torch.full((rows, n), value))[:-1]
+                last[rows, value, n] = len(base) - base.rfind("\n") + 1
+    for name in names:
+        suffix = len(f"grad_fn=<{name}>")
+        for target in (79, 80, 81):
+            found = 0
+            for rows in (1, 3):
+                for value in widths:
+                    hit = None
+                    for n in range(1, 30):
+                        if last[rows, value, n] + suffix + 2 == target:
+                            hit = torch.full((n,), value) if rows == 1 else torch.full((rows, n), value)
+                            break
+                    if hit is not None:
+                        out.append((f"grad_limit{target}_{name}_{rows}row", _with_grad_fn(hit, name), "tensor"))
+                        found += 1
+                        break
+            assert found, (name, target)
+    out.append(("grad_summarised", _with_grad_fn(torch.randn(1, 40, 40, generator=g), "MulBackward0"), "tensor"))
+    out.append(("grad_nonfinite", _with_grad_fn(torch.tensor([[float("nan"), -inf, -0.0]]), "MaskedFillBackward0"),
+                "tensor"))
+    # Both placements must be there.
+    reprs = [repr(t) for _, t, _ in out]
+    assert any("\n" + " " * 7 + "grad_fn" in r or "\n       grad_fn" in r for r in reprs)
+    assert any(", grad_fn=<" in r for r in reprs)
+    return out
+
+
+def _group(parent, name):
+    # No creation times anywhere, so two runs give byte-identical files.
+    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+    gcpl.set_obj_track_times(False)
+    return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
 
 
 def export(path):
     """Writes every case to the HDF5 file at path (overwriting it)."""
     entries = _cases()
-    with h5py.File(path, "w") as f:
-        for name, ten, kind in entries:
-            ten = ten.detach().to(torch.float32).contiguous()
-            assert ten.dim() <= 2, name
-            shown = torch.nn.Parameter(ten.clone(), requires_grad=False) if kind == "parameter" else ten
-            grp = f.create_group(name)
-            grp.create_dataset("tensor", data=ten.numpy(), dtype="<f4")
+    names = [name for name, _, _ in entries]
+    assert len(set(names)) == len(names), "duplicate case names"
+    with h5py.File(path, "w", libver="earliest") as f:
+        for name, shown, kind in entries:
+            ten = shown.detach().to(torch.float32).contiguous()
+            assert ten.dim() <= 4, name
+            if kind == "parameter" and not isinstance(shown, torch.nn.Parameter):
+                shown = torch.nn.Parameter(ten.clone(), requires_grad=False)
+            grad_fn = type(shown.grad_fn).__name__ if shown.grad_fn is not None else ""
+            grp = _group(f, name)
+            grp.create_dataset("tensor", data=ten.numpy(), dtype="<f4", track_times=False)
             grp.attrs["repr"] = repr(shown)
             grp.attrs["size"] = str(ten.shape)
             grp.attrs["kind"] = kind
-            dims = list(ten.shape) + [0, 0]
+            grp.attrs["grad_fn"] = grad_fn
+            grp.attrs["requires_grad"] = np.int64(shown.requires_grad)
+            dims = list(ten.shape) + [0, 0, 0, 0]
             grp.attrs["ndim"] = np.int64(ten.dim())
-            grp.attrs["dim0"] = np.int64(dims[0])
-            grp.attrs["dim1"] = np.int64(dims[1])
-        f.attrs["cases"] = "\n".join(name for name, _, _ in entries)
+            for i in range(4):
+                grp.attrs[f"dim{i}"] = np.int64(dims[i])
+        f.attrs["cases"] = "\n".join(names)
         f.attrs["torch_version"] = str(torch.__version__)
     return len(entries)
 
