@@ -321,6 +321,21 @@ Tensor torch_softmax(Tensor a, int dim) {
     return track(out, "SoftmaxBackward0", a, none());
 }
 
+// The matrix of t (its batch axes only, as t.ndim says) that batch index i
+// of the broadcast batch shape reads: axes of size 1, or missing, repeat.
+static long batch_index(Tensor t, Size batch, long i) {
+    long index = 0, stride = 1;
+    for (int k = batch.ndim - 1; k >= 0; k--) {
+        const long at = i % batch.dims[k];
+        i /= batch.dims[k];
+        const int kt = k - (batch.ndim - t.ndim);
+        if (kt < 0) continue;
+        if (t.shape[kt] != 1) index += at * stride;
+        stride *= t.shape[kt];
+    }
+    return index;
+}
+
 // torch.matmul: 1-D @ 1-D is a dot product; a 1-D operand is a one-row (or
 // one-column) matrix whose axis is dropped again; otherwise the leading
 // (batch) axes broadcast and each pair of matrices is one product.
@@ -343,14 +358,9 @@ Tensor torch_matmul(Tensor a, Tensor b) {
     if (n_batch == 1 || (size_equal(shape(ab), batch) && size_equal(shape(bb), batch))) {
         bmm(out.data, a.data, b.data, n_batch, M, K, N);
     } else {
-        for (long i = 0; i < n_batch; i++) {
-            // (batch index i, as if of a row-major `batch` with a last axis of 1)
-            Size sb = batch;
-            sb.dims[sb.ndim++] = 1;
-            long step;
-            const long ia = broadcast_offset(ab, sb, i, &step), ib = broadcast_offset(bb, sb, i, &step);
-            matmul(out.data + i * M * N, a.data + ia * M * K, b.data + ib * K * N, M, K, N);
-        }
+        for (long i = 0; i < n_batch; i++)
+            matmul(out.data + i * M * N, a.data + batch_index(ab, batch, i) * M * K,
+                   b.data + batch_index(bb, batch, i) * K * N, M, K, N);
     }
     const char *fn = a.ndim == 2 && b.ndim == 2 ? "MmBackward0"
                    : a.ndim == 1 && b.ndim == 2 ? "SqueezeBackward3"

@@ -8,7 +8,8 @@
 //   - "# ch03.ipynb In [25]" (or exercise-solutions.ipynb ...): the whole
 //     output of that cell. The chapter's output between its marker line for
 //     the cell (">>> In [25]: ...") and the next marker must be exactly this
-//     text, character for character (grad_fn suffixes included).
+//     text, character for character (grad_fn suffixes included), once the
+//     chapter's notes about a variant ("# ...") are set aside.
 //   - "# 004_....txt:68 In [9]": a tensor a transcript printed. It must appear
 //     in the chapter's output; grad_fn suffixes are left out on both sides,
 //     since some transcripts made their parameters with requires_grad=False.
@@ -56,7 +57,9 @@ static char *without_grad_fn(const char *s) {
 }
 
 // The output of the cell labelled `label` ("In [25]"): what follows its
-// marker line up to the next marker. NULL if the chapter has no such cell.
+// marker line up to the next marker, less the chapter's notes about the run
+// (lines starting "# ", such as "# d_out = 16 here; the book has 2": no
+// notebook output line starts so). NULL if the chapter has no such cell.
 static char *cell_output(const char *out, const char *label) {
     char marker[160];
     snprintf(marker, sizeof marker, ">>> %s: ", label);
@@ -71,7 +74,15 @@ static char *cell_output(const char *out, const char *label) {
         const char *nl = strchr(end, '\n');
         end = nl ? nl + 1 : end + strlen(end);
     }
-    return strndup(start, (size_t)(end - start));
+    StrBuf b = {0};
+    sb_puts(&b, "");
+    for (const char *line = start; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *next = nl ? nl + 1 : end;
+        if (strncmp(line, "# ", 2) != 0) sb_put(&b, line, (size_t)(next - line));
+        line = next;
+    }
+    return sb_take(&b);
 }
 
 // The first line where want and got differ, for the report.
@@ -134,9 +145,7 @@ int main(int argc, char **argv) {
         if (slen > 6 && !strcmp(source + slen - 6, ".ipynb") && cell) {
             // An official cell: its whole output, exactly. Re-terminated: the
             // block ended where the next header's newline was cut.
-            char label[128];
-            if (!strcmp(source, "ch03.ipynb") || !strncmp(cell, "Exercise", 8)) snprintf(label, sizeof label, "%s", cell);
-            else snprintf(label, sizeof label, "exercise-solutions %s", cell);
+            const char *label = cell;  // as the chapter's marker line prints it
             char *want = malloc(strlen(body) + 2);
             if (!want) return 1;
             sprintf(want, next ? "%s\n" : "%s", body);  // the last block keeps the file's own newline

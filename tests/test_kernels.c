@@ -9,6 +9,7 @@
 // but 0 ulp fails (NaN matches only NaN). One line per case:
 //   ok|FAIL <case>: worst N ulp at [i]
 // and the exit status is 1 if any case fails or any kernel has no case.
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,12 @@
 
 #include "error.h"
 #include "fixture.h"
+#include "draws.h"
+#include "dropout.h"
+#include "init.h"
 #include "kernels.h"
+#include "ops.h"
+#include "torch_generator.h"
 #include "tensor.h"
 #include "ulp.h"
 
@@ -177,6 +183,112 @@ static void test_softmax_rows(Fixture *fx, const char *name) {
     compare(name, got.data, want);
 }
 
+// --- the N-D kernels of sections 3.5-3.6, through the ops that use them ------------
+
+// A dataset whose shape the case gives as <prefix>ndim, <prefix>dim0, ...
+static Tensor need_shaped(Fixture *fx, const char *name, const char *prefix) {
+    char key[32], err[FIXTURE_ERR_LEN];
+    long long v;
+    snprintf(key, sizeof key, "%sndim", prefix);
+    if (!fixture_attr_int(fx, key, &v, err)) die(EXIT_BAD_INPUT, "%s", err);
+    Size s = {(int)v, {0}};
+    for (int i = 0; i < s.ndim && i < TENSOR_MAX_DIMS; i++) {
+        snprintf(key, sizeof key, "%sdim%d", prefix, i);
+        s.dims[i] = need_int(fx, key);
+    }
+    Tensor t;
+    if (!fixture_read(fx, name, s, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
+    return t;
+}
+
+static Tensor need_as(Fixture *fx, const char *name, Size s) {
+    Tensor t;
+    char err[FIXTURE_ERR_LEN];
+    if (!fixture_read(fx, name, s, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
+    return t;
+}
+
+static void test_bmm(Fixture *fx, const char *name) {
+    const int B = need_int(fx, "B"), M = need_int(fx, "M"), K = need_int(fx, "K"), N = need_int(fx, "N");
+    Tensor a = need_as(fx, "a", SIZE(B, M, K)), b = need_as(fx, "b", SIZE(B, K, N));
+    Tensor want = need_as(fx, "out", SIZE(B, M, N)), got = tensor_copy(want);
+    bmm(got.data, a.data, b.data, B, M, K, N);
+    compare(name, got.data, want);
+}
+
+// torch.matmul's batch broadcasting, then one product per matrix.
+static void test_matmul_nd(Fixture *fx, const char *name) {
+    Tensor a = need_shaped(fx, "a", "a_"), b = need_shaped(fx, "b", "b_");
+    Tensor got = torch_matmul(a, b);
+    compare(name, got.data, need_as(fx, "out", shape(got)));
+}
+
+static void test_softmax_dim(Fixture *fx, const char *name) {
+    const int outer = need_int(fx, "outer"), n = need_int(fx, "n"), inner = need_int(fx, "inner");
+    Tensor x = need_as(fx, "x", SIZE(outer, n, inner)), want = need_as(fx, "out", SIZE(outer, n, inner));
+    Tensor got = tensor_copy(want);
+    softmax_dim(got.data, x.data, outer, n, inner);
+    compare(name, got.data, want);
+}
+
+static void test_softmax_rows_nd(Fixture *fx, const char *name) {
+    Tensor x = need_shaped(fx, "x", "");
+    Tensor got = torch_softmax(x, -1);
+    compare(name, got.data, need_as(fx, "out", shape(x)));
+}
+
+// a (rows, n) op b, b shaped as the case's "broadcast" attribute says.
+static void test_broadcast(Fixture *fx, const char *name, Tensor (*op)(Tensor, Tensor)) {
+    const int rows = need_int(fx, "rows"), n = need_int(fx, "n");
+    char how[32], err[FIXTURE_ERR_LEN];
+    if (!fixture_attr_string(fx, "broadcast", how, sizeof how, err)) die(EXIT_BAD_INPUT, "%s", err);
+    Size bs = !strcmp(how, "column") ? SIZE(rows, 1) : !strcmp(how, "row") ? SIZE(1, n)
+            : !strcmp(how, "scalar") ? SIZE_SCALAR : SIZE(rows, n);
+    Tensor a = need_as(fx, "a", SIZE(rows, n)), b = need_as(fx, "b", bs);
+    Tensor got = op(a, b);
+    compare(name, got.data, need_as(fx, "out", SIZE(rows, n)));
+}
+static void test_mul_broadcast(Fixture *fx, const char *name) { test_broadcast(fx, name, torch_mul); }
+static void test_div_broadcast(Fixture *fx, const char *name) { test_broadcast(fx, name, torch_div); }
+
+static void test_masked_fill(Fixture *fx, const char *name) {
+    const int T = need_int(fx, "T");
+    Tensor x = need_shaped(fx, "x", ""), mask = need_as(fx, "mask", SIZE(T, T));
+    Tensor got = torch_masked_fill(x, torch_bool(mask), -INFINITY);
+    compare(name, got.data, need_as(fx, "out", shape(x)));
+}
+
+static void test_sum_rows_keepdim(Fixture *fx, const char *name) {
+    Tensor x = need_shaped(fx, "x", "");
+    Tensor got = torch_sum_dim(x, -1, true);
+    compare(name, got.data, need_as(fx, "out", shape(got)));
+}
+
+// torch.manual_seed(seed); nn.Dropout(p)(x) in training mode; then torch.rand(1):
+// the mask, the output, and where the generator stands afterwards.
+static void test_dropout(Fixture *fx, const char *name) {
+    char seed_text[64], p_text[64], err[FIXTURE_ERR_LEN];
+    uint64_t seed;
+    if (!fixture_attr_string(fx, "seed", seed_text, sizeof seed_text, err) ||
+        !fixture_attr_string(fx, "p", p_text, sizeof p_text, err))
+        die(EXIT_BAD_INPUT, "%s", err);
+    if (!torch_parse_seed(seed_text, &seed)) die(EXIT_BAD_INPUT, "%s: seed '%s'", fixture_path(fx), seed_text);
+    TorchGenerator g;
+    torch_manual_seed(&g, seed);
+    RandomSource rs = torch_generator_source(&g);
+    draws_use_source(&rs);
+    Tensor x = need_shaped(fx, "x", "");
+    Dropout dropout = dropout_new("dropout", strtod(p_text, NULL));
+    Tensor noise = draw_dropout_noise("noise", shape(x), dropout.p);
+    char label[160];
+    snprintf(label, sizeof label, "%s (noise)", name);
+    compare(label, noise.data, need_as(fx, "noise", shape(x)));
+    compare(name, torch_mul(x, noise).data, need_as(fx, "out", shape(x)));
+    const float next = uniform01(&rs);
+    snprintf(label, sizeof label, "%s (the next draw)", name);
+    compare(label, &next, need_as(fx, "next", SIZE(1)));
+}
+
 static struct {
     const char *kernel;
     void (*run)(Fixture *fx, const char *name);
@@ -188,6 +300,11 @@ static struct {
     {"div_scalar", test_div_scalar, 0}, {"mul_scalar", test_mul_scalar, 0},
     {"exp", test_exp, 0},               {"add_scaled", test_add_scaled, 0},
     {"softmax_rows", test_softmax_rows, 0},
+    {"bmm", test_bmm, 0},               {"matmul_nd", test_matmul_nd, 0},
+    {"softmax_dim", test_softmax_dim, 0},               {"softmax_rows_nd", test_softmax_rows_nd, 0},
+    {"mul_broadcast", test_mul_broadcast, 0},           {"div_broadcast", test_div_broadcast, 0},
+    {"masked_fill", test_masked_fill, 0},               {"sum_rows_keepdim", test_sum_rows_keepdim, 0},
+    {"dropout", test_dropout, 0},
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
 

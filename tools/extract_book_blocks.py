@@ -30,7 +30,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import REPO_ROOT, read_table  # noqa: E402
+from chapters import REPO_ROOT, table  # noqa: E402
 
 OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb"]
 # Exercise 3.2's recorded output was printed by an older CausalAttention
@@ -228,12 +228,12 @@ def transcript_blocks(path):
 
 def collect(book_dir):
     """{file name: text} for tests/book, and the list of problems (unmapped blocks)."""
-    table = read_table()
+    chapters = table()
     per_file, problems = {}, []
     official_dir = os.path.join(book_dir, "official")
     head = provenance(official_dir)
     for nb, label, text in official_blocks(official_dir):
-        chapter = next((c for c in table if label in c.cells), None)
+        chapter = next((c for c in chapters if label in c.labels), None)
         if chapter is None:
             problems.append(f"{nb} {label}: no chapter in chapters/chapters.txt lists this cell")
             continue
