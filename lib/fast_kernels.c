@@ -175,7 +175,7 @@ typedef struct {
 
 // The packed operands of one thread.
 typedef struct {
-    float *pa;        // (mc / mr panels, kc, mr): panel i holds rows i*mr.. of the block, k-major
+    float *pa;        // (mr, kc): the bottom edge rows of a, zero-padded to mr rows
     float *pb;        // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
     float *tile;      // (mr, nr): an edge tile, computed whole then copied in part
     float *bias_pad;  // (N rounded up to nr): the bias, zero-padded, or NULL without bias
@@ -183,7 +183,8 @@ typedef struct {
 
 // pb (panels of nr columns, each (kc, nr)) = columns [jc, jc+nc) of rows
 // [pc, pc+kc) of b (K, N), or of w^T for w (N, K) when b_wt; columns past
-// the end are zero.
+// the end are zero. w^T is packed by 8 x 8 register transposes (8 rows of w
+// = 8 columns of the panel), its ragged edges element by element.
 static void pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr) {
     for (int j0 = 0; j0 < nc; j0 += nr) {
         const int width = (int)min_l(nr, nc - j0);
@@ -194,78 +195,80 @@ static void pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int
                 memcpy(panel + (long)k * nr, b_row, (size_t)width * sizeof(float));
                 memset(panel + (long)k * nr + width, 0, (size_t)(nr - width) * sizeof(float));
             }
-        } else {
-            for (int j = 0; j < nr; j++) {
-                if (j < width) {
-                    const float *w_row = b + (long)(jc + j0 + j) * g->K + pc;
-                    for (int k = 0; k < kc; k++) panel[(long)k * nr + j] = w_row[k];
-                } else {
-                    for (int k = 0; k < kc; k++) panel[(long)k * nr + j] = 0.0f;
-                }
-            }
+            continue;
+        }
+        const float *w_rows = b + (long)(jc + j0) * g->K + pc;  // row j of w: column j of the panel
+        int j = 0;
+        for (; j + 8 <= width; j += 8) {
+            int k = 0;
+            for (; k + 8 <= kc; k += 8)
+                ISA_FN(g->isa, transpose_8x8)(panel + (long)k * nr + j, nr, w_rows + (long)j * g->K + k, g->K);
+            for (; k < kc; k++)
+                for (int jj = j; jj < j + 8; jj++) panel[(long)k * nr + jj] = w_rows[(long)jj * g->K + k];
+        }
+        for (; j < nr; j++) {
+            for (int k = 0; k < kc; k++) panel[(long)k * nr + j] = j < width ? w_rows[(long)j * g->K + k] : 0.0f;
         }
     }
 }
 
-// pa (panels of mr rows, each (kc, mr)) = rows [ic, ic+mc) of columns
-// [pc, pc+kc) of a (M, K); rows past the end are zero.
-static void pack_a(float *pa, const Gemm *g, const float *a, int ic, int mc, int pc, int kc, int mr) {
-    for (int i0 = 0; i0 < mc; i0 += mr) {
-        const int height = (int)min_l(mr, mc - i0);
-        float *panel = pa + (long)(i0 / mr) * kc * mr;
-        for (int r = 0; r < mr; r++) {
-            if (r < height) {
-                const float *a_row = a + (long)(ic + i0 + r) * g->K + pc;
-                for (int k = 0; k < kc; k++) panel[(long)k * mr + r] = a_row[k];
-            } else {
-                for (int k = 0; k < kc; k++) panel[(long)k * mr + r] = 0.0f;
-            }
-        }
+// pa (mr, kc), rows kc apart = rows [i, i+height) of columns [pc, pc+kc) of
+// a (M, K), the rows past height zero: the bottom edge of the row range,
+// where the tile would otherwise read past a's last row.
+static void pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
+    for (int r = 0; r < mr; r++) {
+        if (r < height) memcpy(pa + (long)r * kc, a + (long)(i + r) * g->K + pc, (size_t)kc * sizeof(float));
+        else memset(pa + (long)r * kc, 0, (size_t)kc * sizeof(float));
     }
 }
 
 // One register tile at c (height x width valid, rows ldc apart). A full tile
 // runs in place; an edge tile runs on the scratch tile (loaded from c unless
 // it is the first depth block) and only its valid part is copied back.
-static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *pa,
-                     const float *pb, int kc, int first, const float *bias) {
+static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
+                     long lda, const float *pb, int kc, int first, const float *bias) {
     const FastIsa *isa = g->isa;
     if (height == isa->mr && width == isa->nr) {
-        isa->gemm_tile(c, ldc, pa, pb, kc, first, bias);
+        isa->gemm_tile(c, ldc, a, lda, pb, kc, first, bias);
         return;
     }
     float *tile = buf->tile;
     if (!first) {
         for (int r = 0; r < height; r++) memcpy(tile + r * isa->nr, c + r * ldc, (size_t)width * sizeof(float));
     }
-    isa->gemm_tile(tile, isa->nr, pa, pb, kc, first, bias);
+    isa->gemm_tile(tile, isa->nr, a, lda, pb, kc, first, bias);
     for (int r = 0; r < height; r++) memcpy(c + r * ldc, tile + r * isa->nr, (size_t)width * sizeof(float));
 }
 
 // out rows [m0, m1) of product p, blocked: column blocks of nc, depth blocks
-// of kc (pack b), row blocks of mc (pack a), then nr x mr register tiles.
+// of kc (pack b), row blocks of mc, then nr x mr register tiles. The tiles
+// read a's rows in place (rows K apart); only a bottom edge of fewer than mr
+// rows is copied, zero-padded, into pa.
 static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int m1) {
     const FastIsa *isa = g->isa;
     const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr;
     const float *a = g->a + p * M * K, *b = g->b + p * K * N;
     float *out = g->out + p * M * N;
+    const int m_full = m0 + (m1 - m0) / mr * mr;  // rows from m_full on are the bottom edge
     for (int jc = 0; jc < N; jc += isa->nc) {
         const int nc = (int)min_l(isa->nc, N - jc);
         for (int pc = 0; pc < K; pc += isa->kc) {
             const int kc = (int)min_l(isa->kc, K - pc);
             const int first = pc == 0, last = pc + kc == K;
             pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
+            if (m_full < m1) pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
             for (int ic = m0; ic < m1; ic += isa->mc) {
                 const int mc = (int)min_l(isa->mc, m1 - ic);
-                pack_a(buf->pa, g, a, ic, mc, pc, kc, mr);
                 for (int jr = 0; jr < nc; jr += nr) {
                     const float *pb = buf->pb + (long)(jr / nr) * kc * nr;
                     const float *bias = last && buf->bias_pad ? buf->bias_pad + jc + jr : NULL;
                     const int width = (int)min_l(nr, nc - jr);
                     for (int ir = 0; ir < mc; ir += mr) {
-                        const float *pa = buf->pa + (long)(ir / mr) * kc * mr;
-                        float *c = out + (long)(ic + ir) * N + jc + jr;
-                        run_tile(g, buf, c, N, (int)min_l(mr, mc - ir), width, pa, pb, kc, first, bias);
+                        const int i = ic + ir, edge = i >= m_full;
+                        const float *a_rows = edge ? buf->pa : a + (long)i * K + pc;
+                        float *c = out + (long)i * N + jc + jr;
+                        run_tile(g, buf, c, N, (int)min_l(mr, m1 - i), width, a_rows, edge ? kc : K, pb, kc, first,
+                                 bias);
                     }
                 }
             }
@@ -292,7 +295,7 @@ static void free_buffers(PackBuffers *buf) {
 static int alloc_buffers(const Gemm *g, PackBuffers *buf) {
     const FastIsa *isa = g->isa;
     *buf = (PackBuffers){NULL, NULL, NULL, NULL};
-    buf->pa = alloc_floats((long)isa->mc * isa->kc);
+    buf->pa = alloc_floats((long)isa->mr * isa->kc);
     buf->pb = alloc_floats(round_up(min_l(isa->nc, g->N), isa->nr) * isa->kc);
     buf->tile = alloc_floats((long)isa->mr * isa->nr);
     const long n_pad = round_up(g->N, isa->nr);

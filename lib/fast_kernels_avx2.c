@@ -25,7 +25,7 @@ enum { MR = 6, NR = 16 };
 // outputs of the tile are 96 independent chains, held as 12 registers
 // acc[r][h] = row r, columns 8h..8h+7; per k, one mul and one add each.
 // Packing (fast_kernels.c): pa[k * 6 + r] = a[row r][k], pb[k * 16 + j] = b[k][col j].
-static void gemm_tile_6x16(float *c, long ldc, const float *pa, const float *pb, int kc, int first,
+static void gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                            const float *bias) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
@@ -33,11 +33,11 @@ static void gemm_tile_6x16(float *c, long ldc, const float *pa, const float *pb,
         acc[r][0] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * ldc);
         acc[r][1] = first ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * ldc + LANES);
     }
-    for (int k = 0; k < kc; k++, pa += MR, pb += NR) {
+    for (int k = 0; k < kc; k++, a++, pb += NR) {
         const __m256 b_lo = _mm256_loadu_ps(pb), b_hi = _mm256_loadu_ps(pb + LANES);
 #pragma GCC unroll 6
         for (int r = 0; r < MR; r++) {
-            const __m256 a_r = _mm256_broadcast_ss(pa + r);
+            const __m256 a_r = _mm256_broadcast_ss(a + r * lda);
             acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_mul_ps(a_r, b_lo));
             acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_mul_ps(a_r, b_hi));
         }

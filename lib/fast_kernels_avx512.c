@@ -28,7 +28,7 @@ enum { MR = 8, NR = 32 };
 // acc[r][h] = row r, columns 16h..16h+15; per k, one mul (a broadcast from
 // memory) and one add each.
 // Packing (fast_kernels.c): pa[k * 8 + r] = a[row r][k], pb[k * 32 + j] = b[k][col j].
-static void gemm_tile_8x32(float *c, long ldc, const float *pa, const float *pb, int kc, int first,
+static void gemm_tile_8x32(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                            const float *bias) {
     __m512 acc[MR][2];
 #pragma GCC unroll 8
@@ -36,11 +36,11 @@ static void gemm_tile_8x32(float *c, long ldc, const float *pa, const float *pb,
         acc[r][0] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + r * ldc);
         acc[r][1] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + r * ldc + LANES16);
     }
-    for (int k = 0; k < kc; k++, pa += MR, pb += NR) {
+    for (int k = 0; k < kc; k++, a++, pb += NR) {
         const __m512 b_lo = _mm512_loadu_ps(pb), b_hi = _mm512_loadu_ps(pb + LANES16);
 #pragma GCC unroll 8
         for (int r = 0; r < MR; r++) {
-            const __m512 a_r = _mm512_set1_ps(pa[r]);
+            const __m512 a_r = _mm512_set1_ps(a[r * lda]);
             acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_mul_ps(a_r, b_lo));
             acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_mul_ps(a_r, b_hi));
         }

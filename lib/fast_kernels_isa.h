@@ -14,7 +14,7 @@ typedef struct {
     // c (mr, nr), rows ldc apart: c = (first ? +0 : c) + pa[k] * pb[k] for k
     // in order, each product rounded then added; then c = c + bias if bias.
     // pa (kc, mr): packed rows of a; pb (kc, nr): packed columns of b.
-    void (*gemm_tile)(float *c, long ldc, const float *pa, const float *pb, int kc, int first,
+    void (*gemm_tile)(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                       const float *bias);
     // out (n,) = softmax_row(x (n,)), n >= 8
     void (*softmax_row)(float *out, const float *x, int n);

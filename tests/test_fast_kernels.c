@@ -406,6 +406,24 @@ static void test_dropout(void) {
     static const double odd_keeps[] = {1.0, 0.0, -0.5, 1.5, 0.99999999999999989, 1e-300, 0x1p-53, NAN};
     for (int k = 0; k < 8; k++) dropout_case(123, k, 777, odd_keeps[k]);
     dropout_case(123, 0, 36, 0.5);  // the book's Dropout(0.5)(ones(6, 6))
+    // keep on the boundary: u of element j is R 2^-53 (R = its 53-bit draw);
+    // keep = u exactly drops it (u < keep is false), the next double above
+    // keeps it, the one below drops it. Elements with R < 2^52 make
+    // keep 2^53 a non-integer, where a threshold rounded the wrong way shows.
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        TorchGenerator g;
+        torch_manual_seed(&g, seed);
+        uint64_t R = 0;
+        int j = -1;
+        for (int i = 0; i < 50 && j < 0; i++) {
+            R = torch_random64(&g) & ((UINT64_C(1) << 53) - 1);
+            if (R < (UINT64_C(1) << 52) && R > 0) j = i;
+        }
+        const double u = (double)R * 0x1p-53;
+        dropout_case(seed, 0, 64, u);
+        dropout_case(seed, 0, 64, nextafter(u, 2.0));
+        dropout_case(seed, 0, 64, nextafter(u, 0.0));
+    }
     report(&t_dropout);
     report(&t_generator);
 }
