@@ -101,44 +101,60 @@ static const FastIsa *active_isa(void) {
 // ---------------------------------------------------------------------------
 // threads: a contiguous range of work items per thread
 // ---------------------------------------------------------------------------
-typedef void (*RangeFn)(void *ctx, long begin, long end);
+typedef void (*RangeFn)(void *ctx, int thread, long begin, long end);
 
 typedef struct {
     RangeFn fn;
     void *ctx;
+    int thread;
     long begin, end;
 } Chunk;
 
 static void *chunk_main(void *p) {
     const Chunk *c = p;
-    c->fn(c->ctx, c->begin, c->end);
+    c->fn(c->ctx, c->thread, c->begin, c->end);
     return NULL;
 }
 
-// Runs fn over items [0, n): thread t takes [n t / k, n (t+1) / k), the
-// caller being thread 0, with k = min(threads, n, work / min_work) where
-// `work` is what the n items cost and min_work what pays for one thread
-// (creating and joining one is some tens of microseconds). A thread that
-// cannot be created leaves its range to the caller.
-static void parallel_for(long n, double work, double min_work, RangeFn fn, void *ctx) {
-    if (n <= 0) return;
+// How many threads n items are worth: min(threads, n, work / min_work),
+// where `work` is what the n items cost and min_work what pays for one
+// thread (creating and joining one costs some tens of microseconds).
+static int plan_threads(long n, double work, double min_work) {
     long k = fast_kernels_threads();
     if (k > n) k = n;
     if (k > 1 && !atomic_load(&ignore_thresholds) && work / min_work < (double)k) k = (long)(work / min_work);
+    return k < 1 ? 1 : (int)k;
+}
+
+// Runs fn over items [0, n) on k threads: thread t takes [n t / k,
+// n (t+1) / k), the caller being thread 0. A thread that cannot be created
+// leaves its range to the caller.
+static void run_threads(int k, long n, RangeFn fn, void *ctx) {
+    if (n <= 0) return;
     if (k <= 1) {
-        fn(ctx, 0, n);
+        fn(ctx, 0, 0, n);
         return;
     }
     pthread_t tid[MAX_THREADS];
     Chunk chunk[MAX_THREADS];
     int started[MAX_THREADS];
-    for (long t = 0; t < k; t++) chunk[t] = (Chunk){fn, ctx, n * t / k, n * (t + 1) / k};
-    for (long t = 1; t < k; t++) started[t] = pthread_create(&tid[t], NULL, chunk_main, &chunk[t]) == 0;
+    for (int t = 0; t < k; t++) chunk[t] = (Chunk){fn, ctx, t, n * t / k, n * (t + 1) / k};
+    // The workers need little stack (the kernels' buffers are on the heap).
+    pthread_attr_t attr;
+    const int have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr) pthread_attr_setstacksize(&attr, 1 << 20);
+    for (int t = 1; t < k; t++)
+        started[t] = pthread_create(&tid[t], have_attr ? &attr : NULL, chunk_main, &chunk[t]) == 0;
+    if (have_attr) pthread_attr_destroy(&attr);
     chunk_main(&chunk[0]);
-    for (long t = 1; t < k; t++) {
+    for (int t = 1; t < k; t++) {
         if (started[t]) pthread_join(tid[t], NULL);
         else chunk_main(&chunk[t]);
     }
+}
+
+static void parallel_for(long n, double work, double min_work, RangeFn fn, void *ctx) {
+    if (n > 0) run_threads(plan_threads(n, work, min_work), n, fn, ctx);
 }
 
 static long min_l(long a, long b) { return a < b ? a : b; }
@@ -171,14 +187,17 @@ typedef struct {
     int M, K, N, b_wt;
     int rows_per_item;   // rows of one work item
     long items_per_product;
+    float *buffers;      // the packing buffers of every thread, one block
+    long buffer_floats;  // floats per thread in `buffers`
+    float *bias_pad;     // (N rounded up to nr): the bias, zero-padded, or NULL
 } Gemm;
 
-// The packed operands of one thread.
+// The packing buffers of one thread, carved from Gemm.buffers.
 typedef struct {
-    float *pa;        // (mr, kc): the bottom edge rows of a, zero-padded to mr rows
-    float *pb;        // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
-    float *tile;      // (mr, nr): an edge tile, computed whole then copied in part
-    float *bias_pad;  // (N rounded up to nr): the bias, zero-padded, or NULL without bias
+    float *pa;              // (mr, kc): the bottom edge rows of a, zero-padded to mr rows
+    float *pb;              // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
+    float *tile;            // (mr, nr): an edge tile, computed whole then copied in part
+    const float *bias_pad;  // Gemm.bias_pad
 } PackBuffers;
 
 // pb (panels of nr columns, each (kc, nr)) = columns [jc, jc+nc) of rows
@@ -285,47 +304,27 @@ static void gemm_rows_scalar(const Gemm *g, long p, int m0, int m1) {
     else matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
 }
 
-static void free_buffers(PackBuffers *buf) {
-    free(buf->pa);
-    free(buf->pb);
-    free(buf->tile);
-    free(buf->bias_pad);
-}
-
-static int alloc_buffers(const Gemm *g, PackBuffers *buf) {
-    const FastIsa *isa = g->isa;
-    *buf = (PackBuffers){NULL, NULL, NULL, NULL};
-    buf->pa = alloc_floats((long)isa->mr * isa->kc);
-    buf->pb = alloc_floats(round_up(min_l(isa->nc, g->N), isa->nr) * isa->kc);
-    buf->tile = alloc_floats((long)isa->mr * isa->nr);
-    const long n_pad = round_up(g->N, isa->nr);
-    if (g->bias) {
-        buf->bias_pad = alloc_floats(n_pad);
-        if (buf->bias_pad) {
-            memcpy(buf->bias_pad, g->bias, (size_t)g->N * sizeof(float));
-            memset(buf->bias_pad + g->N, 0, (size_t)(n_pad - g->N) * sizeof(float));
-        }
-    }
-    if (buf->pa && buf->pb && buf->tile && (buf->bias_pad || !g->bias)) return 1;
-    free_buffers(buf);
-    return 0;
-}
-
-// Work items [begin, end): item i is rows [t r, (t+1) r) of product
-// i / items_per_product, t = i mod items_per_product, r = rows_per_item.
-static void gemm_items(void *ctx, long begin, long end) {
+// Work items [begin, end) on thread `thread`: item i is rows [t r, (t+1) r)
+// of product i / items_per_product, t = i mod items_per_product,
+// r = rows_per_item.
+static void gemm_items(void *ctx, int thread, long begin, long end) {
     const Gemm *g = ctx;
-    PackBuffers buf = {NULL, NULL, NULL, NULL};
-    const int fast = g->isa && alloc_buffers(g, &buf);  // no memory: the scalar kernels
+    PackBuffers buf = {NULL, NULL, NULL, g->bias_pad};
+    if (g->isa) {
+        const long kc = min_l(g->isa->kc, g->K), pa_floats = round_up((long)g->isa->mr * kc, 16);
+        const long pb_floats = round_up(round_up(min_l(g->isa->nc, g->N), g->isa->nr) * kc, 16);
+        buf.pa = g->buffers + thread * g->buffer_floats;
+        buf.pb = buf.pa + pa_floats;
+        buf.tile = buf.pb + pb_floats;
+    }
     for (long item = begin; item < end;) {
         const long p = item / g->items_per_product, t0 = item % g->items_per_product;
         const long t1 = min_l(g->items_per_product, t0 + (end - item));
         const int m0 = (int)(t0 * g->rows_per_item), m1 = (int)min_l(g->M, t1 * g->rows_per_item);
-        if (fast) gemm_rows_fast(g, &buf, p, m0, m1);
+        if (g->isa) gemm_rows_fast(g, &buf, p, m0, m1);
         else gemm_rows_scalar(g, p, m0, m1);
         item += t1 - t0;
     }
-    if (fast) free_buffers(&buf);
 }
 
 static void gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
@@ -333,10 +332,30 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const double macs = (double)M * K * N;
     const int big = macs >= GEMM_FAST_MIN_MACS || atomic_load(&ignore_thresholds);
-    const FastIsa *isa = big ? active_isa() : NULL;
-    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, isa ? isa->mr : 16, 0};
+    const FastIsa *isa = big && K > 0 ? active_isa() : NULL;
+    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, isa ? isa->mr : 16, 0, NULL, 0, NULL};
     g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
-    parallel_for(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS, gemm_items, &g);
+    int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
+    if (isa) {
+        // one block for every thread's pa, pb and tile (64-byte aligned
+        // pieces), and the padded bias; no memory: the scalar kernels
+        const long kc = min_l(isa->kc, K);
+        g.buffer_floats = round_up((long)isa->mr * kc, 16) + round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16) +
+                          round_up((long)isa->mr * isa->nr, 16);
+        const long n_pad = round_up(N, isa->nr);
+        g.buffers = alloc_floats(threads * g.buffer_floats + (bias ? n_pad : 0));
+        if (!g.buffers) {
+            g.isa = NULL, g.rows_per_item = 16;
+            g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
+            threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
+        } else if (bias) {
+            g.bias_pad = g.buffers + threads * g.buffer_floats;
+            memcpy(g.bias_pad, bias, (size_t)N * sizeof(float));
+            memset(g.bias_pad + N, 0, (size_t)(n_pad - N) * sizeof(float));
+        }
+    }
+    run_threads(threads, batch * g.items_per_product, gemm_items, &g);
+    free(g.buffers);
 }
 
 void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
@@ -370,7 +389,8 @@ typedef struct {
 } Rows;
 
 // softmax of rows [begin, end): n < 8 rows are the reference's scalar case
-static void softmax_items(void *ctx, long begin, long end) {
+static void softmax_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
     const Rows *r = ctx;
     for (long i = begin; i < end; i++) {
         float *out_row = r->out + i * r->n;
@@ -386,7 +406,8 @@ void fast_softmax_rows(float *out, const float *x, long rows, int n) {
     parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_items, &r);
 }
 
-static void sum_items(void *ctx, long begin, long end) {
+static void sum_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
     const Rows *r = ctx;
     for (long i = begin; i < end; i++) {
         const float *x_row = r->x + i * r->n;
@@ -409,7 +430,8 @@ typedef struct {
     long n;
 } ExpJob;
 
-static void exp_items(void *ctx, long begin, long end) {
+static void exp_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
     const ExpJob *e = ctx;
     const long i0 = begin * EXP_CHUNK, i1 = min_l(e->n, end * EXP_CHUNK);
     if (e->isa) {
@@ -491,7 +513,8 @@ typedef struct {
 
 // rows [32 begin, 32 end) of a (M, N) into columns of out (N, M), in 32 x 32
 // blocks made of 8 x 8 register transposes; the ragged edges by element
-static void transpose_items(void *ctx, long begin, long end) {
+static void transpose_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
     const TransposeJob *t = ctx;
     const long M = t->M, N = t->N;
     for (long i0 = begin * TRANSPOSE_BLOCK; i0 < min_l(M, end * TRANSPOSE_BLOCK); i0 += TRANSPOSE_BLOCK) {
@@ -533,7 +556,8 @@ typedef struct {
 } SwapJob;
 
 // items: output planes (b, q) [begin, end), each out[b][q] (P, D)
-static void swap_items(void *ctx, long begin, long end) {
+static void swap_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
     const SwapJob *s = ctx;
     for (long bq = begin; bq < end; bq++) {
         const long b = bq / s->Q, q = bq % s->Q;
