@@ -170,10 +170,16 @@ static float *alloc_floats(long n) {
 // matmul: blocking, packing and work items
 // ---------------------------------------------------------------------------
 
-// Products below this many multiply-adds run the scalar kernels: packing
-// costs more than it saves there (measured with tests/bench_kernels.c; the
-// book's 6x3 @ 3x2 is 36).
-#define GEMM_FAST_MIN_MACS 4096.0
+// Products below this many multiply-adds run the scalar kernels: the fixed
+// cost of the fast path (an allocation, packing, edge tiles: ~0.2-0.3 us)
+// is more than it saves. Measured: 8x8x8 (512) takes 0.22 us either way,
+// 12x12x12 0.53 us scalar and 0.21-0.33 us fast. The book's 6x3 @ 3x2 is 36.
+#define GEMM_FAST_MIN_MACS 1024.0
+// ... and so do products whose register tiles would be mostly padding: a
+// tile computes mr x nr outputs, so (M, K, 1) costs 16-32 times its work
+// (64x64x1: 1.6 us scalar, 2.0 us fast). Fast only if the padded work is
+// at most this many times the real one.
+#define GEMM_MAX_PADDING 8.0
 // Multiply-adds that pay for one more thread (~0.3 ms of one core's work).
 #define GEMM_THREAD_MIN_MACS (1 << 24)
 
@@ -191,6 +197,14 @@ typedef struct {
     long buffer_floats;  // floats per thread in `buffers`
     float *bias_pad;     // (N rounded up to nr): the bias, zero-padded, or NULL
 } Gemm;
+
+// Floats of one thread's pa, pb and tile, each rounded up to 64 bytes.
+static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
+    const long kc = min_l(isa->kc, K);
+    size[0] = round_up((long)isa->mr * kc, 16);
+    size[1] = round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16);
+    size[2] = round_up((long)isa->mr * isa->nr, 16);
+}
 
 // The packing buffers of one thread, carved from Gemm.buffers.
 typedef struct {
@@ -260,9 +274,12 @@ static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int he
 }
 
 // out rows [m0, m1) of product p, blocked: column blocks of nc, depth blocks
-// of kc (pack b), row blocks of mc, then nr x mr register tiles. The tiles
-// read a's rows in place (rows K apart); only a bottom edge of fewer than mr
-// rows is copied, zero-padded, into pa.
+// of kc (b's block packed, (kc, nc): L2), row blocks of mc (a's (mc, kc)
+// block stays in L2 while the column panels (kc, nr: L1) sweep past it),
+// then mr x nr register tiles. The tiles read a's rows in place (rows K
+// apart); only a bottom edge of fewer than mr rows is copied, zero-padded,
+// into pa. The depth blocks run in order and each tile continues from what
+// the previous block stored (first: from +0; last: then the bias).
 static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int m1) {
     const FastIsa *isa = g->isa;
     const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr;
@@ -311,11 +328,11 @@ static void gemm_items(void *ctx, int thread, long begin, long end) {
     const Gemm *g = ctx;
     PackBuffers buf = {NULL, NULL, NULL, g->bias_pad};
     if (g->isa) {
-        const long kc = min_l(g->isa->kc, g->K), pa_floats = round_up((long)g->isa->mr * kc, 16);
-        const long pb_floats = round_up(round_up(min_l(g->isa->nc, g->N), g->isa->nr) * kc, 16);
+        long size[3];
+        pack_sizes(g->isa, g->K, g->N, size);
         buf.pa = g->buffers + thread * g->buffer_floats;
-        buf.pb = buf.pa + pa_floats;
-        buf.tile = buf.pb + pb_floats;
+        buf.pb = buf.pa + size[0];
+        buf.tile = buf.pb + size[1];
     }
     for (long item = begin; item < end;) {
         const long p = item / g->items_per_product, t0 = item % g->items_per_product;
@@ -331,17 +348,20 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
                  int b_wt) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const double macs = (double)M * K * N;
-    const int big = macs >= GEMM_FAST_MIN_MACS || atomic_load(&ignore_thresholds);
-    const FastIsa *isa = big && K > 0 ? active_isa() : NULL;
+    const FastIsa *isa = K > 0 ? active_isa() : NULL;
+    if (isa && !atomic_load(&ignore_thresholds)) {
+        const double padded = (double)round_up(M, isa->mr) * (double)round_up(N, isa->nr) * K;
+        if (macs < GEMM_FAST_MIN_MACS || padded > GEMM_MAX_PADDING * macs) isa = NULL;
+    }
     Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, isa ? isa->mr : 16, 0, NULL, 0, NULL};
     g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
     int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
     if (isa) {
         // one block for every thread's pa, pb and tile (64-byte aligned
         // pieces), and the padded bias; no memory: the scalar kernels
-        const long kc = min_l(isa->kc, K);
-        g.buffer_floats = round_up((long)isa->mr * kc, 16) + round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16) +
-                          round_up((long)isa->mr * isa->nr, 16);
+        long size[3];
+        pack_sizes(isa, K, N, size);
+        g.buffer_floats = size[0] + size[1] + size[2];
         const long n_pad = round_up(N, isa->nr);
         g.buffers = alloc_floats(threads * g.buffer_floats + (bias ? n_pad : 0));
         if (!g.buffers) {
