@@ -3,6 +3,8 @@
 // kernels.h does not have), bit for bit, on every path this CPU runs.
 //
 // usage: test_fast_kernels
+//        test_fast_kernels --path   (prints the path chosen at start: for
+//                                    the LITATTN_KERNELS check)
 //
 // For each case the reference is computed once; then every run compares with
 // it: for each path (scalar, avx2, avx512 where the CPU has them) three runs,
@@ -23,8 +25,8 @@
 
 #include "fast_kernels.h"
 #include "kernels.h"
+#include "harness.h"
 #include "pcg32.h"
-#include "sleef_expf.h"
 #include "torch_generator.h"
 
 // ---------------------------------------------------------------------------
@@ -496,7 +498,42 @@ static void test_layout(void) {
     report(&t_merge);
 }
 
-int main(void) {
+// ---------------------------------------------------------------------------
+// LITATTN_KERNELS: this program run again with each value prints its path
+// ---------------------------------------------------------------------------
+static void test_environment(const char *self, int best) {
+    static const char *const names[] = {"scalar", "avx2", "avx512"};
+    static const struct {
+        const char *value;
+        int want;  // the path asked for; -1: the best one (not a path name)
+    } cases[] = {{"scalar", 0}, {"avx2", 1}, {"avx512", 2}, {"sse", -1}, {"", -1}, {"AVX2", -1}};
+    int checked = 0, wrong = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int want = cases[i].want < 0 || cases[i].want > best ? best : cases[i].want;
+        char *argv[] = {(char *)self, (char *)"--path", NULL};
+        RunResult res;
+        setenv("LITATTN_KERNELS", cases[i].value, 1);
+        const int ran = run_program(argv, RUN_LIMIT_SECONDS, &res);
+        unsetenv("LITATTN_KERNELS");
+        char got[32] = "";
+        if (ran) sscanf(res.out, "%31s", got);
+        if (!ran || res.exit_code != 0 || strcmp(got, names[want]) != 0) {
+            printf("FAIL LITATTN_KERNELS=\"%s\": path %s, want %s\n", cases[i].value, got, names[want]);
+            wrong++;
+        }
+        if (ran) run_result_free(&res);
+        checked++;
+    }
+    printf("%s LITATTN_KERNELS        %d values checked (scalar, avx2, avx512, unknown: clamped to %s)\n",
+           wrong ? "FAIL" : "ok  ", checked, names[best]);
+    failures += wrong;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--path") == 0) {
+        printf("%s\n", fast_kernels_path_name());
+        return 0;
+    }
     pcg32_srandom_r(&rng, 20240611u, 7u);
     const clock_t t0 = clock();
     // the runs: every path the CPU has (force_path clamps to the best one)
@@ -525,6 +562,8 @@ int main(void) {
     }
     fast_kernels_ignore_thresholds(0);
     fast_kernels_set_threads(1);
+    fast_kernels_force_path(FAST_PATH_AVX512);
+    test_environment(argv[0], fast_kernels_path());
     printf("%s: %d difference%s, %.1f s of CPU\n", failures ? "FAIL" : "ok", failures, failures == 1 ? "" : "s",
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return failures ? 1 : 0;
