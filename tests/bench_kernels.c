@@ -148,7 +148,7 @@ static void bench_row(Job *j, int best) {
     if (is_mm) fill_uniform(j->b, n_b, -1.0f, 1.0f);
     fill_uniform(j->bias, j->N, -1.0f, 1.0f);
     torch_manual_seed(&j->g, 123);
-    printf("%-15s %-26s %-8s", j->kernel, j->shape, is_mm ? "GFLOP/s" : "ns/elem");
+    printf("%-15s %-29s %-8s", j->kernel, j->shape, is_mm ? "GFLOP/s" : "ns/elem");
     for (int p = FAST_PATH_SCALAR; p <= FAST_PATH_AVX512; p++) {
         for (int t = 1; t <= 2; t++) {
             if (p > best) {
@@ -169,7 +169,7 @@ static void bench_row(Job *j, int best) {
 }
 
 static void bench_kernels(int best) {
-    printf("\n%-15s %-26s %-8s %9s %9s %9s %9s %9s %9s\n", "kernel", "shape", "unit", "scalar", "scalar 2t",
+    printf("\n%-15s %-29s %-8s %9s %9s %9s %9s %9s %9s\n", "kernel", "shape", "unit", "scalar", "scalar 2t",
            "avx2", "avx2 2t", "avx512", "avx512 2t");
     Job jobs[] = {
         {"matmul a@b", "(6,3) @ (3,2)", MATMUL, 1, 6, 3, 2, NULL, NULL, NULL, NULL, {{0}, 0, 0}},
@@ -367,14 +367,21 @@ static void bench_forward(const char *script, int best) {
     fast_kernels_force_path(best);
     fast_kernels_set_threads(1);
     const double c1 = t_c[best][1], c2 = t_c[best][2];
-    printf("\n%-44s %10s %14s %14s\n", "Exercise 3.3 forward, (1, 1024, 768)", "ms", "torch / C 1t", "torch / C 2t");
+    char fast1[64], fast2[64];
+    snprintf(fast1, sizeof fast1, "C, fast kernels (%s), 1 thread", fast_kernels_path_name());
+    snprintf(fast2, sizeof fast2, "C, fast kernels (%s), 2 threads", fast_kernels_path_name());
+    printf("\n%-44s %10s   %-26s\n", "Exercise 3.3 forward, median time", "ms", "torch time / C time");
+    printf("%-44s %10s   %12s %12s\n", "", "", "C 1 thread", "C 2 threads");
     printf("%-44s %10.1f\n", "C, scalar kernels, 1 thread", t_c[0][1] * 1e3);
-    printf("%-44s %10.1f\n", "C, fast kernels (best path), 1 thread", c1 * 1e3);
-    printf("%-44s %10.1f\n", "C, fast kernels (best path), 2 threads", c2 * 1e3);
-    if (t_ref > 0) printf("%-44s %10.1f %13.2fx %13.2fx\n", "torch 1.13, reference BLAS, 1 thread", t_ref * 1e3, t_ref / c1, t_ref / c2);
-    else printf("%-44s %10s\n", "torch 1.13, reference BLAS, 1 thread", "n/a");
-    if (t_open > 0) printf("%-44s %10.1f %13.2fx %13.2fx\n", "torch 1.13, OpenBLAS, 1 thread", t_open * 1e3, t_open / c1, t_open / c2);
-    else printf("%-44s %10s\n", "torch 1.13, OpenBLAS, 1 thread", "n/a");
+    printf("%-44s %10.1f\n", fast1, c1 * 1e3);
+    printf("%-44s %10.1f\n", fast2, c2 * 1e3);
+    const char *torch_rows[] = {"torch 1.13 + reference BLAS, 1 thread", "torch 1.13 + OpenBLAS, 1 thread"};
+    const double torch_t[] = {t_ref, t_open};
+    for (int i = 0; i < 2; i++) {
+        if (torch_t[i] > 0)
+            printf("%-44s %10.1f   %11.2fx %11.2fx\n", torch_rows[i], torch_t[i] * 1e3, torch_t[i] / c1, torch_t[i] / c2);
+        else printf("%-44s %10s\n", torch_rows[i], "n/a");
+    }
     if (!from_torch) printf("(torch's weights not available: the C forward ran on weights drawn here, not compared)\n");
 
     free(x), free(b_out), free(out), free(want), free(s.scores), free(s.weights);
