@@ -232,7 +232,7 @@ static void test_matmul(void) {
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 7; k++) sweep(4), matmul_case(Ms[i], Ks[j], Ns[k]);
     sweep(0);
-    // row blocks (96), large depth, column blocks (1024), the scalar threshold (4096 MACs)
+    // row blocks (96), large depth, column blocks (1024)
     matmul_case(95, 7, 33);
     matmul_case(96, 9, 17);
     matmul_case(97, 3, 31);
@@ -244,9 +244,11 @@ static void test_matmul(void) {
     matmul_case(3, 2, 2100);
     matmul_case(1, 300, 1024);
     matmul_case(200, 300, 1);
-    matmul_case(16, 16, 16);
-    matmul_case(15, 16, 17);
-    matmul_case(16, 17, 16);
+    matmul_case(8, 8, 16);   // the scalar threshold, 1024 MACs, each side
+    matmul_case(8, 8, 15);
+    matmul_case(32, 64, 4);  // tiles of 8x32 at 8 times the work (fast), at 32 times (scalar)
+    matmul_case(32, 64, 3);
+    matmul_case(32, 64, 1);
     matmul_case(6, 3, 2);  // the book's size
     // batches
     for (int i = 0; i < 40; i++) sweep(2), bmm_case(rand_int(1, 5), rand_int(1, 40), rand_int(1, 40), rand_int(1, 40));
