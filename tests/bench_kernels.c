@@ -6,13 +6,14 @@
 //   build/tests/bench_kernels [tools/bench_torch.py]
 //
 // 1. The clock and the peak. The clock is measured (a chain of dependent
-//    integer adds, one per cycle) and /proc/cpuinfo's figure is shown beside
-//    it. Peak = 2 FMA pipes x lanes x 2 flops x GHz (8 lanes AVX2, 16 lanes
+//    integer adds, one per cycle, over this thread's CPU time) and
+//    /proc/cpuinfo's figure is shown beside it. Peak = 2 FMA pipes x lanes x 2 flops x GHz (8 lanes AVX2, 16 lanes
 //    AVX-512: Zen 5's pipes are 512 bits wide). The matmul here never fuses:
 //    it issues a mul and an add per product, which on this core (2 FMA/FMUL
 //    pipes + 2 FADD pipes) can still reach that many flops per cycle.
 // 2. Per kernel and shape (book size, GPT-2 size): GFLOP/s or ns/element for
-//    scalar, AVX2 and AVX-512, one and two threads (median of a few runs).
+//    scalar, AVX2 and AVX-512, one and two threads (best of a few runs: on a
+//    shared machine the best is the one least disturbed).
 // 3. Exercise 3.3's forward, MultiHeadAttention(768, 768, 1024, 0.0, 12) on
 //    (1, 1024, 768), in C (mha_forward_ex33 below) and in torch 1.13 with one
 //    thread, once with the reference BLAS and once with OpenBLAS
@@ -41,9 +42,10 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-// Median seconds per call of fn(ctx): at least 3 runs (1 if one run takes
-// over a second), more while under `budget` seconds, at most 15.
-static double time_median(void (*fn)(void *), void *ctx, double budget) {
+// Seconds per call of fn(ctx), the median of the runs (and *best, if not
+// NULL, the fastest): at least 3 runs (1 if one run takes over a second),
+// more while under `budget` seconds, at most 15.
+static double time_median(void (*fn)(void *), void *ctx, double budget, double *best) {
     double t[15];
     int n = 0;
     const double start = now();
@@ -53,6 +55,7 @@ static double time_median(void (*fn)(void *), void *ctx, double budget) {
         t[n++] = now() - t0;
     } while (n < 15 && (now() - start < budget || (n < 3 && t[0] < 1.0)));
     qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    if (best) *best = t[0];
     return t[n / 2];
 }
 
@@ -75,19 +78,27 @@ static void fill_uniform(float *x, long n, float lo, float hi) {
 // 1. clock and peak
 // ---------------------------------------------------------------------------
 
-// GHz from 64 dependent adds per loop pass (one cycle each).
+static double thread_cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// GHz from 64 dependent adds per loop pass (one cycle each), timed in this
+// thread's CPU time so that time spent descheduled on a busy machine does
+// not count.
 static double measure_ghz(void) {
     const long passes = 2000000;
     double best = 0;
     for (int rep = 0; rep < 5; rep++) {
         unsigned long x = 0;
-        const double t0 = now();
+        const double t0 = thread_cpu_seconds();
         for (long i = 0; i < passes; i++) {
 #define ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
             __asm__ volatile(ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 : "+r"(x));
 #undef ADD8
         }
-        const double ghz = 64.0 * (double)passes / (now() - t0) * 1e-9;
+        const double ghz = 64.0 * (double)passes / (thread_cpu_seconds() - t0) * 1e-9;
         if (ghz > best) best = ghz;
     }
     return best;
@@ -133,8 +144,9 @@ static void run_job(void *p) {
     }
 }
 
-// One table row: the figure for every path and thread count.
-static void bench_row(Job *j, int best) {
+// One table row: the figure for every path and thread count, also left in
+// fig[path][threads - 1] (0 where the path is missing).
+static void bench_row(Job *j, int best, double fig[3][2]) {
     const int is_mm = j->what <= BMM_WT;
     const double elems = (double)j->batch * j->M * (is_mm ? j->N : j->N);
     const double flops = 2.0 * (double)j->batch * j->M * j->K * j->N;
@@ -151,6 +163,7 @@ static void bench_row(Job *j, int best) {
     printf("%-15s %-29s %-8s", j->kernel, j->shape, is_mm ? "GFLOP/s" : "ns/elem");
     for (int p = FAST_PATH_SCALAR; p <= FAST_PATH_AVX512; p++) {
         for (int t = 1; t <= 2; t++) {
+            fig[p][t - 1] = 0;
             if (p > best) {
                 printf(" %9s", "-");
                 continue;
@@ -158,9 +171,10 @@ static void bench_row(Job *j, int best) {
             fast_kernels_force_path(p);
             fast_kernels_set_threads(t);
             // the scalar matmuls of GPT-2 size take seconds: one run each
-            const double s = time_median(run_job, j, p == FAST_PATH_SCALAR && flops > 1e8 ? 0.0 : 0.4);
-            if (is_mm) printf(" %9.2f", flops / s * 1e-9);
-            else printf(" %9.3f", s / elems * 1e9);
+            double s;
+            (void)time_median(run_job, j, p == FAST_PATH_SCALAR && flops > 1e8 ? 0.0 : 0.4, &s);
+            fig[p][t - 1] = is_mm ? flops / s * 1e-9 : s / elems * 1e9;
+            printf(is_mm ? " %9.2f" : " %9.3f", fig[p][t - 1]);
             fflush(stdout);
         }
     }
@@ -168,8 +182,9 @@ static void bench_row(Job *j, int best) {
     free(j->a), free(j->b), free(j->bias), free(j->out);
 }
 
-static void bench_kernels(int best) {
-    printf("\n%-15s %-29s %-8s %9s %9s %9s %9s %9s %9s\n", "kernel", "shape", "unit", "scalar", "scalar 2t",
+static void bench_kernels(int best, double ghz) {
+    printf("\nPer kernel: the best of a few runs (1 run for the GPT-2-size scalar products); 2t = 2 threads\n");
+    printf("%-15s %-29s %-8s %9s %9s %9s %9s %9s %9s\n", "kernel", "shape", "unit", "scalar", "scalar 2t",
            "avx2", "avx2 2t", "avx512", "avx512 2t");
     Job jobs[] = {
         {"matmul a@b", "(6,3) @ (3,2)", MATMUL, 1, 6, 3, 2, NULL, NULL, NULL, NULL, {{0}, 0, 0}},
@@ -188,7 +203,19 @@ static void bench_kernels(int best) {
         {"dropout noise", "(12,1024,1024)", DROPOUT, 12, 1024, 0, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0}},
         {"split heads", "(1024,12,64)", SPLIT, 12, 1024, 0, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0}},
     };
-    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) bench_row(&jobs[i], best);
+    double fig[3][2], mm[3][2] = {{0}};
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        bench_row(&jobs[i], best, fig);
+        if (i == 1) memcpy(mm, fig, sizeof mm);  // a @ b at GPT-2 size
+    }
+    const double ghz_after = measure_ghz();
+    printf("\nclock measured again after the table: %.2f GHz", ghz_after);
+    if (ghz_after > ghz) ghz = ghz_after;
+    printf("; the peak below assumes the higher, %.2f GHz (this VM's clock moves with the host's load)\n", ghz);
+    printf("matmul (1024,768) @ (768,768), 1 thread, against the peak at %.2f GHz:", ghz);
+    if (mm[1][0] > 0) printf(" avx2 %.0f GFLOP/s = %.0f%% of %.0f;", mm[1][0], 100 * mm[1][0] / (32 * ghz), 32 * ghz);
+    if (mm[2][0] > 0) printf(" avx512 %.0f GFLOP/s = %.0f%% of %.0f", mm[2][0], 100 * mm[2][0] / (64 * ghz), 64 * ghz);
+    printf("\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -346,9 +373,10 @@ static void bench_forward(const char *script, int best) {
             if (p == FAST_PATH_SCALAR && t == 2) continue;
             fast_kernels_force_path(p);
             fast_kernels_set_threads(t);
-            t_c[p][t] = time_median(run_forward, &job, p == FAST_PATH_SCALAR ? 0.0 : 1.0);
-            printf("C forward, %-6s %d thread%s: %9.1f ms", fast_kernels_path_name(), t, t > 1 ? "s" : " ",
-                   t_c[p][t] * 1e3);
+            double best_run;
+            t_c[p][t] = time_median(run_forward, &job, p == FAST_PATH_SCALAR ? 0.0 : 1.5, &best_run);
+            printf("C forward, %-6s %d thread%s: median %7.1f ms, best %7.1f ms", fast_kernels_path_name(), t,
+                   t > 1 ? "s" : " ", t_c[p][t] * 1e3, best_run * 1e3);
             if (from_torch) {
                 long diff = 0, first = -1;
                 for (long i = 0; i < (long)T * D; i++) {
@@ -400,7 +428,7 @@ int main(int argc, char **argv) {
     printf("clock: %.2f GHz measured (dependent integer adds), /proc/cpuinfo says %.0f MHz\n", ghz, mhz);
     printf("peak per core at %.2f GHz: AVX2 %.0f GFLOP/s (2 FMA pipes x 8 lanes x 2 flops), "
            "AVX-512 %.0f GFLOP/s (x 16 lanes)\n", ghz, 2 * 8 * 2 * ghz, 2 * 16 * 2 * ghz);
-    bench_kernels(best);
+    bench_kernels(best, ghz);
     bench_forward(argc > 1 ? argv[1] : NULL, best);
     return 0;
 }
