@@ -18,13 +18,15 @@
 // ---------------------------------------------------------------------------
 enum { MR = 6, NR = 16 };
 
-// c (6, 16), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) + pa[k][r] * pb[k][j]
+// c (6, 16), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) + a[r][k] * pb[k][j]
 // for k = 0..kc-1, then + bias[j] if bias.
 // Reference order (matmul / matmul_wt_bias, netlib sgemm): each output is one
 // chain s = s + round(a*b) in k order from +0, the bias added last. The 96
 // outputs of the tile are 96 independent chains, held as 12 registers
 // acc[r][h] = row r, columns 8h..8h+7; per k, one mul and one add each.
-// Packing (fast_kernels.c): pa[k * 6 + r] = a[row r][k], pb[k * 16 + j] = b[k][col j].
+// Operands (fast_kernels.c): a (6 rows, lda apart, kc each: a's rows read in
+// place, each a[r][k] broadcast to 8 lanes); pb (kc, 16): the packed panel,
+// pb[k * 16 + j] = b[k][col j], two registers per k.
 static void gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                            const float *bias) {
     __m256 acc[MR][2];

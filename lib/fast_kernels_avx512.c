@@ -20,14 +20,16 @@
 // ---------------------------------------------------------------------------
 enum { MR = 8, NR = 32 };
 
-// c (8, 32), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) + pa[k][r] * pb[k][j]
+// c (8, 32), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) + a[r][k] * pb[k][j]
 // for k = 0..kc-1, then + bias[j] if bias.
 // Reference order (matmul / matmul_wt_bias, netlib sgemm): each output is one
 // chain s = s + round(a*b) in k order from +0, the bias added last. The 256
 // outputs of the tile are independent chains, held as 16 registers
 // acc[r][h] = row r, columns 16h..16h+15; per k, one mul (a broadcast from
 // memory) and one add each.
-// Packing (fast_kernels.c): pa[k * 8 + r] = a[row r][k], pb[k * 32 + j] = b[k][col j].
+// Operands (fast_kernels.c): a (8 rows, lda apart, kc each: a's rows read in
+// place, each a[r][k] broadcast from memory); pb (kc, 32): the packed panel,
+// pb[k * 32 + j] = b[k][col j], two registers per k.
 static void gemm_tile_8x32(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                            const float *bias) {
     __m512 acc[MR][2];

@@ -11,9 +11,10 @@ typedef struct {
     // The matmul's register tile is mr rows x nr columns; the cache blocks
     // are kc (depth), mc (rows, a multiple of mr) and nc (columns, a multiple of nr).
     int mr, nr, kc, mc, nc;
-    // c (mr, nr), rows ldc apart: c = (first ? +0 : c) + pa[k] * pb[k] for k
-    // in order, each product rounded then added; then c = c + bias if bias.
-    // pa (kc, mr): packed rows of a; pb (kc, nr): packed columns of b.
+    // c (mr, nr), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) +
+    // a[r][k] * pb[k][j] for k in order, each product rounded then added;
+    // then c = c + bias (nr) if bias. a: mr rows lda apart (kc floats each);
+    // pb (kc, nr): packed columns of b.
     void (*gemm_tile)(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                       const float *bias);
     // out (n,) = softmax_row(x (n,)), n >= 8
