@@ -1,0 +1,602 @@
+// fast_kernels.c: the dispatcher of fast_kernels.h. It picks the path once,
+// cuts the work into independent pieces (rows, heads, batch items, tiles),
+// hands the pieces to threads, and runs the innermost kernels of the chosen
+// instruction set (fast_kernels_avx2.c, fast_kernels_avx512.c) or the scalar
+// kernels of kernels.h. A piece is always a set of whole outputs, so neither
+// the path nor the thread count changes any bit.
+//
+// The matmul is blocked as in GotoBLAS/BLIS, with one twist: the depth (k)
+// blocks only pause each output's chain. The first block starts every output
+// at +0, each later block reloads the stored float32 and continues, the last
+// one adds the bias: the additions happen in exactly netlib's order.
+#include "fast_kernels.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast_kernels_isa.h"
+#include "kernels.h"
+
+// ---------------------------------------------------------------------------
+// dispatch and thread count: the only global state
+// ---------------------------------------------------------------------------
+enum { MAX_THREADS = 64 };
+
+static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+static atomic_int active_path = FAST_PATH_SCALAR;
+static atomic_int thread_count = 1;
+static atomic_int ignore_thresholds = 0;  // tests: every size is fast and split
+
+// The best path this CPU (and OS: __builtin_cpu_supports checks XCR0) runs.
+static int best_path(void) {
+#ifdef LITATTN_FAST_X86
+    __builtin_cpu_init();
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    if (avx2 && avx512) return FAST_PATH_AVX512;
+    if (avx2) return FAST_PATH_AVX2;
+#endif
+    return FAST_PATH_SCALAR;
+}
+
+static void choose_path(void) {
+    const int best = best_path();
+    int want = best;
+    const char *env = getenv("LITATTN_KERNELS");
+    if (env && strcmp(env, "scalar") == 0) want = FAST_PATH_SCALAR;
+    if (env && strcmp(env, "avx2") == 0) want = FAST_PATH_AVX2;
+    if (env && strcmp(env, "avx512") == 0) want = FAST_PATH_AVX512;
+    atomic_store(&active_path, want < best ? want : best);
+}
+
+int fast_kernels_path(void) {
+    pthread_once(&path_once, choose_path);
+    return atomic_load(&active_path);
+}
+
+const char *fast_kernels_path_name(void) {
+    static const char *const names[] = {"scalar", "avx2", "avx512"};
+    return names[fast_kernels_path()];
+}
+
+void fast_kernels_force_path(int path) {
+    pthread_once(&path_once, choose_path);
+    const int best = best_path();
+    if (path < FAST_PATH_SCALAR) path = FAST_PATH_SCALAR;
+    atomic_store(&active_path, path < best ? path : best);
+}
+
+void fast_kernels_set_threads(int n) {
+    atomic_store(&thread_count, n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n);
+}
+
+int fast_kernels_threads(void) { return atomic_load(&thread_count); }
+
+void fast_kernels_ignore_thresholds(int on) { atomic_store(&ignore_thresholds, on != 0); }
+
+// The active instruction set's kernels, or NULL for the scalar path.
+static const FastIsa *active_isa(void) {
+#ifdef LITATTN_FAST_X86
+    switch (fast_kernels_path()) {
+    case FAST_PATH_AVX2: return &fast_isa_avx2;
+    case FAST_PATH_AVX512: return &fast_isa_avx512;
+    default: break;
+    }
+#endif
+    return NULL;
+}
+
+// An AVX-512 entry left NULL is served by the AVX2 kernel (the AVX-512 path
+// implies AVX2).
+#ifdef LITATTN_FAST_X86
+#define ISA_FN(isa, fn) ((isa)->fn ? (isa)->fn : fast_isa_avx2.fn)
+#else
+#define ISA_FN(isa, fn) ((isa)->fn)
+#endif
+
+// ---------------------------------------------------------------------------
+// threads: a contiguous range of work items per thread
+// ---------------------------------------------------------------------------
+typedef void (*RangeFn)(void *ctx, int thread, long begin, long end);
+
+typedef struct {
+    RangeFn fn;
+    void *ctx;
+    int thread;
+    long begin, end;
+} Chunk;
+
+static void *chunk_main(void *p) {
+    const Chunk *c = p;
+    c->fn(c->ctx, c->thread, c->begin, c->end);
+    return NULL;
+}
+
+// How many threads n items are worth: min(threads, n, work / min_work),
+// where `work` is what the n items cost and min_work what pays for one
+// thread (creating and joining one costs some tens of microseconds).
+static int plan_threads(long n, double work, double min_work) {
+    long k = fast_kernels_threads();
+    if (k > n) k = n;
+    if (k > 1 && !atomic_load(&ignore_thresholds) && work / min_work < (double)k) k = (long)(work / min_work);
+    return k < 1 ? 1 : (int)k;
+}
+
+// Runs fn over items [0, n) on k threads: thread t takes [n t / k,
+// n (t+1) / k), the caller being thread 0. A thread that cannot be created
+// leaves its range to the caller.
+static void run_threads(int k, long n, RangeFn fn, void *ctx) {
+    if (n <= 0) return;
+    if (k <= 1) {
+        fn(ctx, 0, 0, n);
+        return;
+    }
+    pthread_t tid[MAX_THREADS];
+    Chunk chunk[MAX_THREADS];
+    int started[MAX_THREADS];
+    for (int t = 0; t < k; t++) chunk[t] = (Chunk){fn, ctx, t, n * t / k, n * (t + 1) / k};
+    // The workers need little stack (the kernels' buffers are on the heap).
+    pthread_attr_t attr;
+    const int have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr) pthread_attr_setstacksize(&attr, 1 << 20);
+    for (int t = 1; t < k; t++)
+        started[t] = pthread_create(&tid[t], have_attr ? &attr : NULL, chunk_main, &chunk[t]) == 0;
+    if (have_attr) pthread_attr_destroy(&attr);
+    chunk_main(&chunk[0]);
+    for (int t = 1; t < k; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else chunk_main(&chunk[t]);
+    }
+}
+
+static void parallel_for(long n, double work, double min_work, RangeFn fn, void *ctx) {
+    if (n > 0) run_threads(plan_threads(n, work, min_work), n, fn, ctx);
+}
+
+static long min_l(long a, long b) { return a < b ? a : b; }
+static long round_up(long a, long b) { return (a + b - 1) / b * b; }
+
+// n floats, 64-byte aligned, or NULL
+static float *alloc_floats(long n) {
+    size_t bytes = (size_t)round_up(n > 0 ? n : 1, 16) * sizeof(float);
+    return aligned_alloc(64, bytes);
+}
+
+// ---------------------------------------------------------------------------
+// matmul: blocking, packing and work items
+// ---------------------------------------------------------------------------
+
+// Products below this many multiply-adds run the scalar kernels: the fixed
+// cost of the fast path (an allocation, packing, edge tiles: ~0.2-0.3 us)
+// is more than it saves. Measured: 8x8x8 (512) takes 0.22 us either way,
+// 12x12x12 0.53 us scalar and 0.21-0.33 us fast. The book's 6x3 @ 3x2 is 36.
+#define GEMM_FAST_MIN_MACS 1024.0
+// ... and so do products whose register tiles would be mostly padding: a
+// tile computes mr x nr outputs, so (M, K, 1) costs 16-32 times its work
+// (64x64x1: 1.6 us scalar, 2.0 us fast). Fast only if the padded work is
+// at most this many times the real one.
+#define GEMM_MAX_PADDING 8.0
+// Multiply-adds that pay for one more thread (~0.3 ms of one core's work).
+#define GEMM_THREAD_MIN_MACS (1 << 24)
+
+typedef struct {
+    const FastIsa *isa;  // NULL: the scalar kernels of kernels.h
+    float *out;          // (batch, M, N)
+    const float *a;      // (batch, M, K)
+    const float *b;      // (batch, K, N), or (batch, N, K) if b_wt
+    const float *bias;   // (N) or NULL; only with batch 1
+    long batch;
+    int M, K, N, b_wt;
+    int rows_per_item;   // rows of one work item
+    long items_per_product;
+    float *buffers;      // the packing buffers of every thread, one block
+    long buffer_floats;  // floats per thread in `buffers`
+    float *bias_pad;     // (N rounded up to nr): the bias, zero-padded, or NULL
+} Gemm;
+
+// Floats of one thread's pa, pb and tile, each rounded up to 64 bytes.
+static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
+    const long kc = min_l(isa->kc, K);
+    size[0] = round_up((long)isa->mr * kc, 16);
+    size[1] = round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16);
+    size[2] = round_up((long)isa->mr * isa->nr, 16);
+}
+
+// The packing buffers of one thread, carved from Gemm.buffers.
+typedef struct {
+    float *pa;              // (mr, kc): the bottom edge rows of a, zero-padded to mr rows
+    float *pb;              // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
+    float *tile;            // (mr, nr): an edge tile, computed whole then copied in part
+    const float *bias_pad;  // Gemm.bias_pad
+} PackBuffers;
+
+// pb (panels of nr columns, each (kc, nr)) = columns [jc, jc+nc) of rows
+// [pc, pc+kc) of b (K, N), or of w^T for w (N, K) when b_wt; columns past
+// the end are zero. w^T is packed by 8 x 8 register transposes (8 rows of w
+// = 8 columns of the panel), its ragged edges element by element.
+static void pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr) {
+    for (int j0 = 0; j0 < nc; j0 += nr) {
+        const int width = (int)min_l(nr, nc - j0);
+        float *panel = pb + (long)(j0 / nr) * kc * nr;
+        if (!g->b_wt) {
+            for (int k = 0; k < kc; k++) {
+                const float *b_row = b + (long)(pc + k) * g->N + jc + j0;
+                memcpy(panel + (long)k * nr, b_row, (size_t)width * sizeof(float));
+                memset(panel + (long)k * nr + width, 0, (size_t)(nr - width) * sizeof(float));
+            }
+            continue;
+        }
+        const float *w_rows = b + (long)(jc + j0) * g->K + pc;  // row j of w: column j of the panel
+        int j = 0;
+        for (; j + 8 <= width; j += 8) {
+            int k = 0;
+            for (; k + 8 <= kc; k += 8)
+                ISA_FN(g->isa, transpose_8x8)(panel + (long)k * nr + j, nr, w_rows + (long)j * g->K + k, g->K);
+            for (; k < kc; k++)
+                for (int jj = j; jj < j + 8; jj++) panel[(long)k * nr + jj] = w_rows[(long)jj * g->K + k];
+        }
+        for (; j < nr; j++) {
+            for (int k = 0; k < kc; k++) panel[(long)k * nr + j] = j < width ? w_rows[(long)j * g->K + k] : 0.0f;
+        }
+    }
+}
+
+// pa (mr, kc), rows kc apart = rows [i, i+height) of columns [pc, pc+kc) of
+// a (M, K), the rows past height zero: the bottom edge of the row range,
+// where the tile would otherwise read past a's last row.
+static void pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
+    for (int r = 0; r < mr; r++) {
+        if (r < height) memcpy(pa + (long)r * kc, a + (long)(i + r) * g->K + pc, (size_t)kc * sizeof(float));
+        else memset(pa + (long)r * kc, 0, (size_t)kc * sizeof(float));
+    }
+}
+
+// One register tile at c (height x width valid, rows ldc apart). A full tile
+// runs in place; an edge tile runs on the scratch tile (loaded from c unless
+// it is the first depth block) and only its valid part is copied back.
+static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
+                     long lda, const float *pb, int kc, int first, const float *bias) {
+    const FastIsa *isa = g->isa;
+    if (height == isa->mr && width == isa->nr) {
+        isa->gemm_tile(c, ldc, a, lda, pb, kc, first, bias);
+        return;
+    }
+    float *tile = buf->tile;
+    if (!first) {
+        for (int r = 0; r < height; r++) memcpy(tile + r * isa->nr, c + r * ldc, (size_t)width * sizeof(float));
+    }
+    isa->gemm_tile(tile, isa->nr, a, lda, pb, kc, first, bias);
+    for (int r = 0; r < height; r++) memcpy(c + r * ldc, tile + r * isa->nr, (size_t)width * sizeof(float));
+}
+
+// out rows [m0, m1) of product p, blocked: column blocks of nc, depth blocks
+// of kc (b's block packed, (kc, nc): L2), row blocks of mc (a's (mc, kc)
+// block stays in L2 while the column panels (kc, nr: L1) sweep past it),
+// then mr x nr register tiles. The tiles read a's rows in place (rows K
+// apart); only a bottom edge of fewer than mr rows is copied, zero-padded,
+// into pa. The depth blocks run in order and each tile continues from what
+// the previous block stored (first: from +0; last: then the bias).
+static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int m1) {
+    const FastIsa *isa = g->isa;
+    const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr;
+    const float *a = g->a + p * M * K, *b = g->b + p * K * N;
+    float *out = g->out + p * M * N;
+    const int m_full = m0 + (m1 - m0) / mr * mr;  // rows from m_full on are the bottom edge
+    for (int jc = 0; jc < N; jc += isa->nc) {
+        const int nc = (int)min_l(isa->nc, N - jc);
+        for (int pc = 0; pc < K; pc += isa->kc) {
+            const int kc = (int)min_l(isa->kc, K - pc);
+            const int first = pc == 0, last = pc + kc == K;
+            pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
+            if (m_full < m1) pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
+            for (int ic = m0; ic < m1; ic += isa->mc) {
+                const int mc = (int)min_l(isa->mc, m1 - ic);
+                for (int jr = 0; jr < nc; jr += nr) {
+                    const float *pb = buf->pb + (long)(jr / nr) * kc * nr;
+                    const float *bias = last && buf->bias_pad ? buf->bias_pad + jc + jr : NULL;
+                    const int width = (int)min_l(nr, nc - jr);
+                    for (int ir = 0; ir < mc; ir += mr) {
+                        const int i = ic + ir, edge = i >= m_full;
+                        const float *a_rows = edge ? buf->pa : a + (long)i * K + pc;
+                        float *c = out + (long)i * N + jc + jr;
+                        run_tile(g, buf, c, N, (int)min_l(mr, m1 - i), width, a_rows, edge ? kc : K, pb, kc, first,
+                                 bias);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// out rows [m0, m1) of product p with the scalar kernels
+static void gemm_rows_scalar(const Gemm *g, long p, int m0, int m1) {
+    const long M = g->M, K = g->K, N = g->N;
+    float *out_rows = g->out + p * M * N + m0 * N;
+    const float *a_rows = g->a + p * M * K + m0 * K, *b = g->b + p * K * N;
+    if (g->b_wt) matmul_wt_bias(out_rows, a_rows, b, g->bias, m1 - m0, g->K, g->N);
+    else matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
+}
+
+// Work items [begin, end) on thread `thread`: item i is rows [t r, (t+1) r)
+// of product i / items_per_product, t = i mod items_per_product,
+// r = rows_per_item.
+static void gemm_items(void *ctx, int thread, long begin, long end) {
+    const Gemm *g = ctx;
+    PackBuffers buf = {NULL, NULL, NULL, g->bias_pad};
+    if (g->isa) {
+        long size[3];
+        pack_sizes(g->isa, g->K, g->N, size);
+        buf.pa = g->buffers + thread * g->buffer_floats;
+        buf.pb = buf.pa + size[0];
+        buf.tile = buf.pb + size[1];
+    }
+    for (long item = begin; item < end;) {
+        const long p = item / g->items_per_product, t0 = item % g->items_per_product;
+        const long t1 = min_l(g->items_per_product, t0 + (end - item));
+        const int m0 = (int)(t0 * g->rows_per_item), m1 = (int)min_l(g->M, t1 * g->rows_per_item);
+        if (g->isa) gemm_rows_fast(g, &buf, p, m0, m1);
+        else gemm_rows_scalar(g, p, m0, m1);
+        item += t1 - t0;
+    }
+}
+
+static void gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
+                 int b_wt) {
+    if (batch <= 0 || M <= 0 || N <= 0) return;
+    const double macs = (double)M * K * N;
+    const FastIsa *isa = K > 0 ? active_isa() : NULL;
+    if (isa && !atomic_load(&ignore_thresholds)) {
+        const double padded = (double)round_up(M, isa->mr) * (double)round_up(N, isa->nr) * K;
+        if (macs < GEMM_FAST_MIN_MACS || padded > GEMM_MAX_PADDING * macs) isa = NULL;
+    }
+    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, isa ? isa->mr : 16, 0, NULL, 0, NULL};
+    g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
+    int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
+    if (isa) {
+        // one block for every thread's pa, pb and tile (64-byte aligned
+        // pieces), and the padded bias; no memory: the scalar kernels
+        long size[3];
+        pack_sizes(isa, K, N, size);
+        g.buffer_floats = size[0] + size[1] + size[2];
+        const long n_pad = round_up(N, isa->nr);
+        g.buffers = alloc_floats(threads * g.buffer_floats + (bias ? n_pad : 0));
+        if (!g.buffers) {
+            g.isa = NULL, g.rows_per_item = 16;
+            g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
+            threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
+        } else if (bias) {
+            g.bias_pad = g.buffers + threads * g.buffer_floats;
+            memcpy(g.bias_pad, bias, (size_t)N * sizeof(float));
+            memset(g.bias_pad + N, 0, (size_t)(n_pad - N) * sizeof(float));
+        }
+    }
+    run_threads(threads, batch * g.items_per_product, gemm_items, &g);
+    free(g.buffers);
+}
+
+void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
+    gemm(out, a, b, NULL, 1, M, K, N, 0);
+}
+
+void fast_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N) {
+    gemm(out, x, w, bias, 1, M, K, N, 1);
+}
+
+void fast_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm(out, a, b, NULL, batch, M, K, N, 0);
+}
+
+void fast_bmm_wt(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm(out, a, b, NULL, batch, M, K, N, 1);
+}
+
+// ---------------------------------------------------------------------------
+// row-wise kernels: softmax, sums, exp
+// ---------------------------------------------------------------------------
+
+// Elements that pay for one more thread.
+#define ROWS_THREAD_MIN_ELEMS (1 << 16)
+
+typedef struct {
+    const FastIsa *isa;
+    float *out;
+    const float *x;
+    int n;
+} Rows;
+
+// softmax of rows [begin, end): n < 8 rows are the reference's scalar case
+static void softmax_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const Rows *r = ctx;
+    for (long i = begin; i < end; i++) {
+        float *out_row = r->out + i * r->n;
+        const float *x_row = r->x + i * r->n;
+        if (r->isa && r->n >= 8) r->isa->softmax_row(out_row, x_row, r->n);
+        else softmax_row(out_row, x_row, r->n);
+    }
+}
+
+void fast_softmax_rows(float *out, const float *x, long rows, int n) {
+    if (n <= 0) return;
+    Rows r = {active_isa(), out, x, n};
+    parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_items, &r);
+}
+
+static void sum_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const Rows *r = ctx;
+    for (long i = begin; i < end; i++) {
+        const float *x_row = r->x + i * r->n;
+        r->out[i] = r->isa && r->n >= 8 ? r->isa->sum_row(x_row, r->n) : sum(x_row, r->n);
+    }
+}
+
+void fast_sum_rows(float *out, const float *x, long rows, int n) {
+    Rows r = {active_isa(), out, x, n < 0 ? 0 : n};
+    parallel_for(rows, (double)rows * (n > 1 ? n : 1), ROWS_THREAD_MIN_ELEMS, sum_items, &r);
+}
+
+// exp over chunks of 4096 elements: item i is [4096 i, 4096 (i+1))
+enum { EXP_CHUNK = 4096 };
+
+typedef struct {
+    const FastIsa *isa;
+    float *out;
+    const float *x;
+    long n;
+} ExpJob;
+
+static void exp_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const ExpJob *e = ctx;
+    const long i0 = begin * EXP_CHUNK, i1 = min_l(e->n, end * EXP_CHUNK);
+    if (e->isa) {
+        e->isa->exp(e->out + i0, e->x + i0, i1 - i0);
+    } else {
+        for (long i = i0; i < i1; i += EXP_CHUNK) exp_elementwise(e->out + i, e->x + i, (int)min_l(EXP_CHUNK, i1 - i));
+    }
+}
+
+void fast_exp(float *out, const float *x, long n) {
+    ExpJob e = {active_isa(), out, x, n};
+    parallel_for((n + EXP_CHUNK - 1) / EXP_CHUNK, (double)n, ROWS_THREAD_MIN_ELEMS, exp_items, &e);
+}
+
+// ---------------------------------------------------------------------------
+// dropout noise: MT19937 words in bulk
+// ---------------------------------------------------------------------------
+
+// out (count,) = the next count torch_random(g) draws, leaving g exactly as
+// count calls of torch_random would: twist when all 624 words are used,
+// temper the words from g->next on.
+static void mt_words(const FastIsa *isa, TorchGenerator *g, uint32_t *out, long count) {
+    while (count > 0) {
+        if (g->next >= TORCH_MT_N) {
+            ISA_FN(isa, mt_twist)(g->state);
+            g->next = 0;
+        }
+        const int take = (int)min_l(TORCH_MT_N - g->next, count);
+        ISA_FN(isa, mt_temper)(out, g->state + g->next, take);
+        g->next += take;
+        out += take;
+        count -= take;
+    }
+}
+
+void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
+    const float keep_f = (float)keep;
+    const float kept = 1.0f / keep_f, dropped = 0.0f / keep_f;  // noise.div_(1 - p) on 1s and 0s
+    const FastIsa *isa = active_isa();
+    if (!isa) {
+        // the definition: bernoulli_(keep) then div_, one element at a time
+        for (long i = 0; i < n; i++) {
+            const uint64_t r = torch_random64(g);
+            const double u = (double)(r & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
+            noise[i] = u < keep ? kept : dropped;
+        }
+        return;
+    }
+    // u < keep with u = r53 2^-53 exactly, so u < keep <=> r53 < keep 2^53
+    // (an exact scaling) <=> r53 < ceil(keep 2^53) for the integer r53.
+    const double limit = keep * 0x1p53;
+    uint64_t threshold = 0;  // keep <= 0 or NaN: nothing kept
+    if (limit >= 0x1p53) threshold = UINT64_C(1) << 53;
+    else if (limit > 0) {
+        threshold = (uint64_t)limit;
+        if ((double)threshold < limit) threshold++;
+    }
+    enum { CHUNK = 512 };
+    uint32_t words[2 * CHUNK];
+    for (long i = 0; i < n; i += CHUNK) {
+        const int count = (int)min_l(CHUNK, n - i);
+        mt_words(isa, g, words, 2L * count);
+        isa->dropout_block(noise + i, words, count, threshold, kept, dropped);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// layout copies
+// ---------------------------------------------------------------------------
+enum { TRANSPOSE_BLOCK = 32 };  // a (32, 32) block of a and of out stay in L1 together
+// Elements of a copy that pay for one more thread: copies are bound by
+// memory, so a second thread helps only big ones (the heads split of
+// (1024, 12, 64), 0.1 ms, got slower with two).
+#define COPY_THREAD_MIN_ELEMS (1 << 21)
+
+typedef struct {
+    const FastIsa *isa;
+    float *out;
+    const float *a;
+    int M, N;
+} TransposeJob;
+
+// rows [32 begin, 32 end) of a (M, N) into columns of out (N, M), in 32 x 32
+// blocks made of 8 x 8 register transposes; the ragged edges by element
+static void transpose_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const TransposeJob *t = ctx;
+    const long M = t->M, N = t->N;
+    for (long i0 = begin * TRANSPOSE_BLOCK; i0 < min_l(M, end * TRANSPOSE_BLOCK); i0 += TRANSPOSE_BLOCK) {
+        const long i1 = min_l(M, i0 + TRANSPOSE_BLOCK);
+        for (long j0 = 0; j0 < N; j0 += TRANSPOSE_BLOCK) {
+            const long j1 = min_l(N, j0 + TRANSPOSE_BLOCK);
+            for (long i = i0; i < i1; i += 8) {
+                for (long j = j0; j < j1; j += 8) {
+                    if (t->isa && i + 8 <= i1 && j + 8 <= j1) {
+                        ISA_FN(t->isa, transpose_8x8)(t->out + j * M + i, M, t->a + i * N + j, N);
+                        continue;
+                    }
+                    for (long ii = i; ii < min_l(i + 8, i1); ii++)
+                        for (long jj = j; jj < min_l(j + 8, j1); jj++) t->out[jj * M + ii] = t->a[ii * N + jj];
+                }
+            }
+        }
+    }
+}
+
+void fast_transpose(float *out, const float *a, int M, int N) {
+    if (M <= 0 || N <= 0) return;
+    TransposeJob t = {active_isa(), out, a, M, N};
+    if (!t.isa) {
+        transpose(out, a, M, N);
+        return;
+    }
+    parallel_for((M + TRANSPOSE_BLOCK - 1) / TRANSPOSE_BLOCK, (double)M * N, COPY_THREAD_MIN_ELEMS,
+                 transpose_items, &t);
+}
+
+// Swapping axes 1 and 2 of (B, P, Q, D) into (B, Q, P, D): the D floats of
+// one (b, p, q) stay together, so the copy is one memcpy of D floats per
+// output row, written in output order (reads are D floats each, Q D apart).
+typedef struct {
+    float *out;
+    const float *x;
+    long P, Q, D;
+} SwapJob;
+
+// items: output planes (b, q) [begin, end), each out[b][q] (P, D)
+static void swap_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const SwapJob *s = ctx;
+    for (long bq = begin; bq < end; bq++) {
+        const long b = bq / s->Q, q = bq % s->Q;
+        float *out_plane = s->out + bq * s->P * s->D;
+        const float *x_b = s->x + b * s->P * s->Q * s->D;
+        for (long p = 0; p < s->P; p++)
+            memcpy(out_plane + p * s->D, x_b + (p * s->Q + q) * s->D, (size_t)s->D * sizeof(float));
+    }
+}
+
+static void swap_axes12(float *out, const float *x, int B, int P, int Q, int D) {
+    if (B <= 0 || P <= 0 || Q <= 0 || D <= 0) return;
+    SwapJob s = {out, x, P, Q, D};
+    parallel_for((long)B * Q, (double)B * P * Q * D, COPY_THREAD_MIN_ELEMS, swap_items, &s);
+}
+
+void fast_split_heads(float *out, const float *x, int B, int T, int H, int D) { swap_axes12(out, x, B, T, H, D); }
+
+void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D) { swap_axes12(out, x, B, H, T, D); }

@@ -1,0 +1,62 @@
+// fast_kernels.h: fast versions of the kernels of kernels.h (and of the layout
+// copies and the dropout noise the attention modules need) that give exactly
+// the same float32 bits, for any thread count and on every path.
+//
+// Each function picks, once, the fastest path this CPU runs: AVX-512
+// (F/BW/DQ/VL), AVX2 + FMA, or the scalar kernels of kernels.h. Small sizes
+// go to the scalar kernels whatever the path (packing and threads would cost
+// more than they save). The environment variable LITATTN_KERNELS=scalar|avx2|
+// avx512 asks for a path; a path the CPU lacks falls back silently to the best
+// one it has below it.
+//
+// Arrays are flat, row-major, contiguous float32; `out` never overlaps an
+// input. Every order of float operations is the reference's (see each kernel
+// in fast_kernels_avx2.c): vectors run ACROSS independent outputs, never
+// inside one output's sum in another order; threads split rows, heads or
+// batches, never a sum.
+#ifndef LITATTN_FAST_KERNELS_H
+#define LITATTN_FAST_KERNELS_H
+
+#include "torch_generator.h"
+
+// out (M, N) = a (M, K) @ b (K, N): matmul()
+void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N);
+// out (M, N) = x (M, K) @ w^T, w (N, K), + bias (N) or NULL: matmul_wt_bias()
+void fast_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N);
+// out (batch, M, N) = a (batch, M, K) @ b (batch, K, N), one independent product per item
+void fast_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N);
+// out (batch, M, N) = a (batch, M, K) @ b^T, b (batch, N, K): q @ k.transpose(-2, -1)
+void fast_bmm_wt(float *out, const float *a, const float *b, long batch, int M, int K, int N);
+// out (rows, n) = softmax of each row of x (rows, n): softmax_row() per row
+void fast_softmax_rows(float *out, const float *x, long rows, int n);
+// out (rows,) = sum of each row of x (rows, n): sum() per row (x.sum(dim=-1))
+void fast_sum_rows(float *out, const float *x, long rows, int n);
+// out (n,) = e^x (n,): exp_elementwise() (SLEEF's expf)
+void fast_exp(float *out, const float *x, long n);
+// noise (n,): nn.Dropout(p)'s training-mode noise with keep = 1 - p (double):
+// per element in order, r = torch_random64(g), u = (r & (2^53 - 1)) * 2^-53,
+// noise = (u < keep ? 1.0f : 0.0f) / (float)keep. g ends as after n calls of
+// torch_random64.
+void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g);
+// out (N, M) = a (M, N) transposed: transpose()
+void fast_transpose(float *out, const float *a, int M, int N);
+// out (B, H, T, D) = x (B, T, H, D) with axes 1 and 2 swapped (the heads split)
+void fast_split_heads(float *out, const float *x, int B, int T, int H, int D);
+// out (B, T, H, D) = x (B, H, T, D) with axes 1 and 2 swapped (the heads merged)
+void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D);
+
+// The active path: 0 = scalar (kernels.h), 1 = AVX2, 2 = AVX-512.
+enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2 };
+int fast_kernels_path(void);
+const char *fast_kernels_path_name(void);
+// Asks for a path (tests, benchmark); clamps to the best path the CPU has.
+void fast_kernels_force_path(int path);
+// Threads per call: 1 (the default) or more. The bits never depend on it.
+void fast_kernels_set_threads(int n);
+int fast_kernels_threads(void);
+// Tests only: 1 = ignore the size thresholds, so that every size takes the
+// chosen path (no scalar fallback for small sizes) and any work with two or
+// more pieces is split over the threads; 0 (the default) = choose by size.
+void fast_kernels_ignore_thresholds(int on);
+
+#endif

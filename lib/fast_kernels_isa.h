@@ -1,0 +1,41 @@
+// fast_kernels_isa.h (internal to fast_kernels*.c): what each instruction-set
+// file gives the dispatcher in fast_kernels.c. The dispatcher owns the loops
+// over blocks, batches and threads; an ISA file owns the innermost kernels.
+#ifndef LITATTN_FAST_KERNELS_ISA_H
+#define LITATTN_FAST_KERNELS_ISA_H
+
+#include <stdint.h>
+
+typedef struct {
+    const char *name;
+    // The matmul's register tile is mr rows x nr columns; the cache blocks
+    // are kc (depth), mc (rows, a multiple of mr) and nc (columns, a multiple of nr).
+    int mr, nr, kc, mc, nc;
+    // c (mr, nr), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) +
+    // a[r][k] * pb[k][j] for k in order, each product rounded then added;
+    // then c = c + bias (nr) if bias. a: mr rows lda apart (kc floats each);
+    // pb (kc, nr): packed columns of b.
+    void (*gemm_tile)(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
+                      const float *bias);
+    // out (n,) = softmax_row(x (n,)), n >= 8
+    void (*softmax_row)(float *out, const float *x, int n);
+    // sum(x (n,)), n >= 8
+    float (*sum_row)(const float *x, int n);
+    // out (n,) = sleef_expf(x (n,))
+    void (*exp)(float *out, const float *x, long n);
+    // MT19937's twist of the 624 state words, in place
+    void (*mt_twist)(uint32_t *state);
+    // out (n,) = MT19937's tempering of state (n,)
+    void (*mt_temper)(uint32_t *out, const uint32_t *state, int n);
+    // noise (n,) from words (2n,): r = words[2i] << 32 | words[2i + 1];
+    // noise[i] = (r & (2^53 - 1)) < threshold ? kept : dropped
+    void (*dropout_block)(float *noise, const uint32_t *words, int n, uint64_t threshold, float kept,
+                          float dropped);
+    // out (8, 8), rows ldo apart = a (8, 8), rows lda apart, transposed
+    void (*transpose_8x8)(float *out, long ldo, const float *a, long lda);
+} FastIsa;
+
+extern const FastIsa fast_isa_avx2;
+extern const FastIsa fast_isa_avx512;
+
+#endif

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""bench_torch.py: torch's side of tests/bench_kernels.c.
+
+Times torch 1.13's forward of the book's MultiHeadAttention (ch03.ipynb,
+In [36]) for Exercise 3.3, MultiHeadAttention(768, 768, 1024, 0.0, 12) on a
+(1, 1024, 768) input, with one thread, and prints which libblas the process
+actually mapped (/proc/self/maps). The BLAS is whatever the dynamic loader
+finds: the system's reference BLAS by default, OpenBLAS when the caller sets
+LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread (and
+OPENBLAS_NUM_THREADS=1).
+
+usage: bench_torch.py [--runs N] [--dump DIR]
+  --dump DIR  also write the input, the weights and the output of the first
+              forward as raw little-endian float32 files into DIR, for the C
+              forward to recompute and compare bit for bit.
+
+Prints human-readable lines, and for bench_kernels.c one line
+  RESULT <median seconds> <blas library path>
+or, when torch cannot be imported,
+  RESULT unavailable <reason>
+The exit status is 0 either way: a benchmark never fails.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+
+def mapped_blas():
+    """The libblas / libopenblas file this process has mapped."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            name = os.path.basename(path)
+            if name.startswith(("libblas", "libopenblas")):
+                return path
+    return "(no libblas mapped)"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dump", default=None)
+    args = parser.parse_args()
+    try:
+        import torch
+        import torch.nn as nn
+    except Exception as exc:  # noqa: BLE001 - any failure means "no torch here"
+        print(f"torch: not importable ({type(exc).__name__}: {exc})")
+        print(f"RESULT unavailable {type(exc).__name__}")
+        return 0
+
+    # The book's class, ch03.ipynb In [36], verbatim but for the comments.
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+            super().__init__()
+            assert (d_out % num_heads == 0), \
+                "d_out must be divisible by num_heads"
+
+            self.d_out = d_out
+            self.num_heads = num_heads
+            self.head_dim = d_out // num_heads
+
+            self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.out_proj = nn.Linear(d_out, d_out)
+            self.dropout = nn.Dropout(dropout)
+            self.register_buffer(
+                "mask",
+                torch.triu(torch.ones(context_length, context_length),
+                           diagonal=1)
+            )
+
+        def forward(self, x):
+            b, num_tokens, d_in = x.shape
+
+            keys = self.W_key(x)
+            queries = self.W_query(x)
+            values = self.W_value(x)
+
+            keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+            values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+            queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+
+            keys = keys.transpose(1, 2)
+            queries = queries.transpose(1, 2)
+            values = values.transpose(1, 2)
+
+            attn_scores = queries @ keys.transpose(2, 3)
+
+            mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+
+            attn_scores.masked_fill_(mask_bool, -torch.inf)
+
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+            attn_weights = self.dropout(attn_weights)
+
+            context_vec = (attn_weights @ values).transpose(1, 2)
+
+            context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+            context_vec = self.out_proj(context_vec)
+
+            return context_vec
+
+    torch.set_num_threads(1)
+    torch.manual_seed(123)
+    mha = MultiHeadAttention(768, 768, 1024, 0.0, 12)  # training mode, as the book runs it; p = 0
+    x = torch.rand(1, 1024, 768)
+    blas = mapped_blas()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, libblas: {blas}")
+
+    times = []
+    with torch.no_grad():  # inference: no autograd graph (only makes torch faster)
+        for run in range(args.runs):
+            t0 = time.perf_counter()
+            out = mha(x)
+            times.append(time.perf_counter() - t0)
+            if run == 0 and args.dump:
+                tensors = {
+                    "x": x, "W_query": mha.W_query.weight, "W_key": mha.W_key.weight,
+                    "W_value": mha.W_value.weight, "out_proj_weight": mha.out_proj.weight,
+                    "out_proj_bias": mha.out_proj.bias, "out": out,
+                }
+                for name, t in tensors.items():
+                    t.detach().contiguous().numpy().astype("<f4").tofile(os.path.join(args.dump, name + ".f32"))
+    median = statistics.median(times)
+    print("torch forward: " + ", ".join(f"{t * 1e3:.1f}" for t in times) + f" ms; median {median * 1e3:.1f} ms")
+    print(f"RESULT {median:.6f} {blas}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
