@@ -10,6 +10,10 @@ build=${1:-build}
 # C: compiler, meson + ninja, HDF5. PyTorch side: torch and h5py for
 # Debian's /usr/bin/python3 (tools/export_fixtures.py and the regen test).
 packages="gcc meson ninja-build pkg-config libhdf5-dev hdf5-tools python3-torch python3-h5py"
+# The book view (ninja -C build book-view, tools/book_view.py): heatmaps,
+# highlighting, the companion notebook. Its browser test wants chromium too,
+# which CI installs (.ci/run); without it that test reports SKIP.
+packages="$packages python3-matplotlib python3-pygments python3-nbformat"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
