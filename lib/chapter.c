@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "fixture.h"
 #include "output.h"
 #include "runtime.h"
@@ -57,6 +58,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         output_end();
         exit(0);
     }
+    fast_kernels_set_threads(ch.opt.threads);
     const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
     ch.fixture = fixture_open(path, ch.opt.group, err);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);

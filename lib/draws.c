@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "fixture.h"
 #include "init.h"
 #include "keep.h"
@@ -133,15 +134,16 @@ void draw_uniform_(const char *name, Tensor t, double from, double to) {
 Tensor draw_dropout_noise(const char *name, Size s, double p) {
     need_seed(name);
     Tensor noise = tensor_empty(s);
-    if (read_drawn(name, noise, "random")) {
-        skip_draws(2 * numel(noise));
-    } else {
-        // noise.bernoulli_(1 - p): 1 where a 53-bit uniform is below 1 - p;
-        // noise.div_(1 - p): a float division by (float)(1 - p).
-        const double keep_p = 1.0 - p;
+    // noise.bernoulli_(1 - p): 1 where a 53-bit uniform is below 1 - p;
+    // noise.div_(1 - p): a float division by (float)(1 - p).
+    const double keep_p = 1.0 - p;
+    if (dr.source) {  // outside a chapter, any generator
         bernoulli_fill(noise.data, numel(noise), keep_p, &dr.rng);
         div_scalar(noise.data, noise.data, (float)keep_p, numel(noise));
-        keep_as(name, "random", noise);
+        return noise;
     }
+    // Drawn here even when read: that moves the generator past the draws.
+    fast_dropout_noise(noise.data, numel(noise), keep_p, &dr.gen);
+    if (!read_drawn(name, noise, "random")) keep_as(name, "random", noise);
     return noise;
 }

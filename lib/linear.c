@@ -6,7 +6,7 @@
 #include "draws.h"
 #include "error.h"
 #include "init.h"
-#include "kernels.h"
+#include "fast_kernels.h"
 #include "ops.h"
 
 Linear linear_new(const char *name, int in, int out, bool bias) {
@@ -53,7 +53,7 @@ Tensor linear_forward(const Linear *l, Tensor x) {
     // F.linear: every row of x (B*T collapsed into one axis) times weight.T,
     // one sgemm 'T','N'; the bias, when there is one, is added last.
     const int rows = (int)(numel(x) / in);
-    matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
+    fast_matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
     // What F.linear records: addmm on 2-D (and 3-D through a view) input
     // with a bias, matmul (+ add) otherwise.
     const bool b = l->bias.data != NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fast_kernels.h"
 #include "kernels.h"
 
 static noreturn void mismatch(const char *op, Tensor a, Tensor b) {
@@ -117,6 +118,8 @@ Tensor torch_stack(int n, const Tensor *ts, int dim) {
 }
 
 // --- layout ------------------------------------------------------------------------
+// The arithmetic and the large copies go through fast_kernels.h: the same
+// bits as kernels.h's reference kernels, vectorised and optionally threaded.
 
 Tensor torch_transpose(Tensor a, int dim0, int dim1) {
     int d0 = norm_dim(a, dim0, "transpose"), d1 = norm_dim(a, dim1, "transpose");
@@ -137,7 +140,9 @@ Tensor torch_transpose(Tensor a, int dim0, int dim1) {
     if (d0 == d1) memcpy(out.data, a.data, (size_t)numel(a) * sizeof(float));
     else if (mid == 1 && inner == 1)
         for (long o = 0; o < outer; o++)  // the common case: the last two axes of a batch of matrices
-            transpose(out.data + o * n0 * n1, a.data + o * n0 * n1, (int)n0, (int)n1);
+            fast_transpose(out.data + o * n0 * n1, a.data + o * n0 * n1, (int)n0, (int)n1);
+    else if (mid == 1)  // (b, T, h, hd) -> (b, h, T, hd): heads split, or merged back
+        fast_split_heads(out.data, a.data, (int)outer, (int)n0, (int)n1, (int)inner);
     else
         for (long o = 0; o < outer; o++)
             for (long i = 0; i < n0; i++)
@@ -281,7 +286,7 @@ void torch_add_(Tensor acc, Tensor b) {
 
 Tensor torch_exp(Tensor a) {
     Tensor out = tensor_empty(shape(a));
-    exp_elementwise(out.data, a.data, numel(a));
+    fast_exp(out.data, a.data, numel(a));
     return track(out, "ExpBackward0", a, none());
 }
 
@@ -305,7 +310,7 @@ Tensor torch_sum_dim(Tensor a, int dim, bool keepdim) {
     if (keepdim) s.dims[s.ndim - 1] = 1;
     else s.ndim--;
     Tensor out = tensor_empty(s);
-    sum_rows(out.data, a.data, n ? numel(a) / n : 0, n);
+    fast_sum_rows(out.data, a.data, n ? numel(a) / n : 0, n);
     return track(out, "SumBackward1", a, none());
 }
 
@@ -316,7 +321,7 @@ Tensor torch_softmax(Tensor a, int dim) {
     long outer = 1, inner = 1;
     for (int i = 0; i < d; i++) outer *= a.shape[i];
     for (int i = d + 1; i < a.ndim; i++) inner *= a.shape[i];
-    if (inner == 1) softmax_rows(out.data, a.data, outer, a.shape[d]);  // the last dimension
+    if (inner == 1) fast_softmax_rows(out.data, a.data, outer, a.shape[d]);  // the last dimension
     else softmax_dim(out.data, a.data, outer, a.shape[d], inner);
     return track(out, "SoftmaxBackward0", a, none());
 }
@@ -356,10 +361,10 @@ Tensor torch_matmul(Tensor a, Tensor b) {
     Tensor out = tensor_empty(s);
     const long n_batch = size_numel(batch);
     if (n_batch == 1 || (size_equal(shape(ab), batch) && size_equal(shape(bb), batch))) {
-        bmm(out.data, a.data, b.data, n_batch, M, K, N);
+        fast_bmm(out.data, a.data, b.data, n_batch, M, K, N);
     } else {
         for (long i = 0; i < n_batch; i++)
-            matmul(out.data + i * M * N, a.data + batch_index(ab, batch, i) * M * K,
+            fast_matmul(out.data + i * M * N, a.data + batch_index(ab, batch, i) * M * K,
                    b.data + batch_index(bb, batch, i) * K * N, M, K, N);
     }
     const char *fn = a.ndim == 2 && b.ndim == 2 ? "MmBackward0"
