@@ -1,4 +1,5 @@
-// error.c: one line on stderr and a non-zero exit, for every way input can be bad.
+// error.c: one line on stderr and a non-zero exit, for every way input can be
+// bad; and text_escape, the one place that decides what is safe to print.
 #include "error.h"
 
 #include <stdarg.h>
@@ -13,17 +14,66 @@ void error_set_program(const char *argv0) {
     program = slash ? slash + 1 : (argv0 ? argv0 : program);
 }
 
+// The length of the well-formed UTF-8 sequence at s (2 to 4 bytes) that
+// encodes a character above U+009F, or 0: overlong forms, surrogates, code
+// points past U+10FFFF, stray continuation bytes and the C1 range all give 0.
+static size_t utf8_printable(const unsigned char *s) {
+    unsigned c = s[0];
+    size_t n;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;  // also stops at the NUL
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    if (cp <= 0x9f) return 0;  // U+0080-U+009F: the C1 controls
+    return n;
+}
+
+size_t text_escape(char *out, size_t len, const char *in) {
+    const unsigned char *s = (const unsigned char *)in;
+    size_t total = 0, used = 0;
+    int full = len == 0;
+    while (*s) {
+        char piece[16];
+        size_t n, consumed;  // bytes written for it, bytes of the input it stands for
+        if (*s >= 0x20 && *s < 0x7f) {
+            piece[0] = (char)*s, n = consumed = 1;
+        } else if ((consumed = utf8_printable(s)) > 0) {
+            memcpy(piece, s, consumed), n = consumed;
+        } else {
+            snprintf(piece, sizeof piece, "\\x%02x", *s);
+            n = 4, consumed = 1;
+        }
+        if (!full && used + n < len) {
+            memcpy(out + used, piece, n);
+            used += n;
+        } else {
+            full = 1;  // nothing after a piece that did not fit, so nothing is cut
+        }
+        total += n;
+        s += consumed;
+    }
+    if (len) out[used] = '\0';
+    return total;
+}
+
 void die(int code, const char *fmt, ...) {
     fflush(stdout);  // what the chapter printed so far comes before the error
-    char msg[1024];
+    char msg[1024], safe[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    // Messages quote names and values from files; a newline or a terminal
-    // escape among them is shown as '?', so the message stays one plain line.
-    for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    fprintf(stderr, "%s: %s\n", program, msg);
+    // Messages quote names and values from files and from the command line:
+    // escaped, a newline or a terminal control among them cannot reach the
+    // terminal, and the message stays one plain line.
+    text_escape(safe, sizeof safe, msg);
+    fprintf(stderr, "%s: %s\n", program, safe);
     exit(code);
 }

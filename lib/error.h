@@ -1,13 +1,29 @@
 // error.h: how a litattn program stops on bad input: one line on stderr,
-// prefixed with the program's name, and a non-zero exit.
+// prefixed with the program's name, and a non-zero exit; and how any text
+// that came from a file or a command line is shown safely.
 #ifndef LITATTN_ERROR_H
 #define LITATTN_ERROR_H
 
+#include <stddef.h>
 #include <stdnoreturn.h>
 
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 void error_set_program(const char *argv0);
+// Prints "<program>: <message>" on stderr, escaped by text_escape, and exits
+// with `code`. Flushes stdout first, so the line comes after what was printed.
 noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Copies `in` to `out` (at most len - 1 bytes and a NUL; len 0 writes
+// nothing) with every byte a terminal could act on written as \xNN:
+//   C0 controls 0x00-0x1f (newline, tab, ESC, ...) and DEL 0x7f;
+//   C1 controls, both as raw bytes 0x80-0x9f (an 8-bit terminal reads 0x9b
+//   as CSI) and as UTF-8 U+0080-U+009F (0xc2 0x80-0x9f);
+//   any other byte that is not part of well-formed UTF-8.
+// Well-formed UTF-8 above U+009F and printable ASCII pass unchanged, so the
+// escaping is idempotent (a backslash is not escaped). An escape or a UTF-8
+// sequence is never cut in half at the end of the buffer. Returns the length
+// the whole escaped text has (as snprintf does), so a caller can tell it was cut.
+size_t text_escape(char *out, size_t len, const char *in);
 
 #endif
