@@ -56,10 +56,9 @@ static void on_signal(int sig) {
     raise(sig);
 }
 
-static void guard_temp(const char *temp) {
+// Installs the handlers once (before the first temporary exists).
+static void install_handlers(void) {
     static int installed;
-    snprintf(live_temp, sizeof live_temp, "%s", temp);
-    temp_is_live = 1;
     if (installed) return;
     installed = 1;
     atexit(remove_live_temp);  // die() and any exit before the rename
@@ -76,6 +75,25 @@ static void guard_temp(const char *temp) {
     // Past RLIMIT_FSIZE a write fails with EFBIG, reported as such, instead
     // of SIGXFSZ killing the process with the temporary still there.
     signal(SIGXFSZ, SIG_IGN);
+}
+
+// mkstemp with the fatal signals held back until the name is recorded: a
+// signal in between would otherwise leave the temporary behind.
+static int make_temp(char *temp) {
+    install_handlers();
+    sigset_t fatal, old;
+    sigemptyset(&fatal);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) sigaddset(&fatal, fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &fatal, &old);
+    int fd = mkstemp(temp);
+    int e = errno;
+    if (fd >= 0) {
+        snprintf(live_temp, sizeof live_temp, "%s", temp);
+        temp_is_live = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
 }
 
 // Renames without a signal in between the rename and forgetting the name.
@@ -234,7 +252,7 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
     // Hidden, beside the target (same file system: the rename is atomic).
     snprintf(temp, n, "%s/.%s.XXXXXX", dir, base);
     d->temp = temp;
-    d->fd = mkstemp(temp);
+    d->fd = make_temp(temp);
     if (d->fd < 0) {
         int e = errno;
         struct stat st;
@@ -248,7 +266,6 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
         return NULL;
     }
     free(dir);
-    guard_temp(temp);
     fchmod(d->fd, mode);
     // Only this process's own file ever reaches HDF5 here: the parent never
     // runs HDF5 on a file it reads. Its exit-time cleanup is not wanted
@@ -258,9 +275,9 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_file_locking(fapl, 0, 1);  // a file no one else knows the name of yet
     d->file = H5Fcreate(temp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (d->file < 0) write_failed(d, "the file", err, len);  // before any other call clears HDF5's error stack
     H5Pclose(fapl);
     if (d->file < 0) {
-        write_failed(d, "the file", err, len);
         dump_abort(d);
         return NULL;
     }

@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -495,6 +496,31 @@ static void prefault_heap(void) {
     free(block);
 }
 
+// The file image is the mapped file itself, shared with HDF5 and never
+// copied: HDF5 "allocates" and "copies" it through these callbacks (the
+// pattern of H5LTopen_file_image's DONT_COPY), and may not grow it.
+static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *image) {
+    (void)size, (void)op;
+    return image;
+}
+static void *image_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op, void *image) {
+    (void)src, (void)size, (void)op, (void)image;
+    return dest;  // dest and src are both the image
+}
+static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *image) {
+    (void)ptr, (void)size, (void)op, (void)image;
+    return NULL;  // read-only: never grown
+}
+static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *image) {
+    (void)ptr, (void)op, (void)image;
+    return 0;  // unmapped when the child exits
+}
+static void *image_udata_copy(void *image) { return image; }
+static herr_t image_udata_free(void *image) {
+    (void)image;
+    return 0;
+}
+
 static noreturn void child(int fd, pid_t parent, const char *group) {
     // Dies with the parent: a chapter killed while HDF5 reads leaves no
     // process behind. The parent may already be gone by this line, and then
@@ -535,13 +561,16 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
     no_external_lapl = H5Pcreate(H5P_LINK_ACCESS);
     H5Pset_elink_cb(no_external_lapl, refuse_external, NULL);
 
-    // The descriptor the parent checked, opened again through /proc: the
-    // path is never looked up again, so a file swapped in meanwhile is never
-    // read. The parent holds a shared lock, so HDF5's own lock is not needed.
+    // The descriptor the parent checked is read, never the path again: a
+    // file swapped in meanwhile is never read. Mapped into memory and handed
+    // to HDF5's in-memory driver as its image, it needs no file name at all
+    // (HDF5 opening /proc/self/fd/N fails once the name was replaced: it
+    // resolves the link to a path that no longer exists), and costs no
+    // system call per read. Where it cannot be mapped, /proc/self/fd/N.
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_file_locking(fapl, 0, 1);
-    // A small metadata cache: the default 2 MiB one (512 KiB at first)
-    // costs more in page faults to set up than reading a fixture does.
+    H5Pset_file_locking(fapl, 0, 1);  // the parent holds a shared lock, so HDF5's own is not needed
+    // A small metadata cache: the default one costs more to set up than
+    // reading a fixture does.
     H5AC_cache_config_t mdc = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
     if (H5Pget_mdc_config(fapl, &mdc) >= 0) {
         mdc.set_initial_size = 1;
@@ -549,9 +578,24 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         mdc.min_size = 16 * 1024;
         H5Pset_mdc_config(fapl, &mdc);
     }
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    hid_t file = H5Fopen(proc, H5F_ACC_RDONLY, fapl);
+    // Only the filters built into the library: a plugin would be code
+    // loaded from HDF5_PLUGIN_PATH, run on whatever the file says.
+    H5PLset_loading_state(0);
+    char name[64];
+    struct stat st;
+    void *image = fstat(fd, &st) == 0 && st.st_size > 0
+                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (image != MAP_FAILED) {
+        H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
+                                                 image_udata_copy, image_udata_free, image};
+        H5Pset_file_image_callbacks(fapl, &callbacks);
+        H5Pset_file_image(fapl, image, (size_t)st.st_size);
+        H5Pset_fapl_core(fapl, 64 * 1024, 0);
+        snprintf(name, sizeof name, "litattn-snapshot-image");  // a name only: nothing is opened by it
+    } else {
+        snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    }
+    hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
     if (file < 0) {
         char note[200] = "";
         after_failure();
@@ -559,12 +603,12 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         if (!note[0] && progress->memory_failed)
             snprintf(note, sizeof note, "a file HDF5 needs more than the reader's %lld MiB of memory to open",
                      lim.memory_bytes >> 20);
-        if (!note[0]) {
-            int again = open(proc, O_RDONLY | O_NONBLOCK);
+        if (!note[0] && image == MAP_FAILED) {
+            int again = open(name, O_RDONLY | O_NONBLOCK);
             if (again < 0 && (errno == EMFILE || errno == ENFILE))
                 snprintf(note, sizeof note, "no file descriptor left to open it (%s)", strerror(errno));
             else if (again < 0)
-                snprintf(note, sizeof note, "%s that cannot be opened again (%s)", proc, strerror(errno));
+                snprintf(note, sizeof note, "%s that cannot be opened again (%s)", name, strerror(errno));
             if (again >= 0) close(again);
         }
         send_end(SNAP_CORRUPT, note);
