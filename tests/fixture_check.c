@@ -75,8 +75,11 @@ static void compare_one(const char *name, const char *role, void *ctx) {
     if (worst > c->worst) c->worst = worst;
 }
 
-// Runs one chapter on one fixture (or one group of it) and compares.
-static int check(const Options *opt, const char *chapter, const char *path, const char *group, unsigned *worst) {
+// Runs one chapter on one fixture (or one group of it) and compares. `want`:
+// that fixture or group already open (the sweep's, from one snapshot), or
+// NULL to open it here.
+static int check(const Options *opt, const char *chapter, const char *path, const char *group, Fixture *want,
+                 unsigned *worst) {
     char label[256], dump[512], seed[64], skip[32];
     snprintf(label, sizeof label, "%s", group ? group : strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
     temp_path(dump, sizeof dump, "dump");
@@ -87,7 +90,8 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     if (group) argv[n++] = "--group", argv[n++] = (char *)group;
     argv[n++] = "--dump", argv[n++] = dump;
     if (opt->from_seed) {
-        if (!fixture_seed_args(path, group, seed, sizeof seed, skip, sizeof skip)) {
+        if (want ? !fixture_seed_args_of(want, seed, sizeof seed, skip, sizeof skip)
+                 : !fixture_seed_args(path, group, seed, sizeof seed, skip, sizeof skip)) {
             unlink(dump);
             return 1;
         }
@@ -106,8 +110,10 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
         failures = 1;
     } else {
         char err[FIXTURE_ERR_LEN];
-        Compare c = {opt, fixture_open(path, group, err), NULL, label, 0, 0, 0};
-        c.got = c.want ? fixture_open(dump, NULL, err) : NULL;
+        Compare c = {opt, want ? want : fixture_open(path, group, err), NULL, label, 0, 0, 0};
+        // The dump is this test's own output: trusted with more values per dataset.
+        FixtureOptions trusted = {.max_elements = HARNESS_MAX_ELEMENTS};
+        c.got = c.want ? fixture_open_with(dump, NULL, &trusted, err) : NULL;
         if (!c.want || !c.got) {
             printf("FAIL %s: %s\n", label, err);
             failures = 1;
@@ -119,7 +125,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
             if (c.compared == 0) printf("FAIL %s: nothing to compare (no dataset with role \"output\")\n", label);
             if (c.worst > *worst) *worst = c.worst;
         }
-        fixture_close(c.want);
+        if (!want) fixture_close(c.want);
         fixture_close(c.got);
     }
     run_result_free(&run);
@@ -132,6 +138,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
 typedef struct {
     const char *chapter_dir, *path;
     const Options *opt;
+    Fixture *all;  // every group, from one snapshot of the file
     int failures, groups;
     unsigned worst;
 } Sweep;
@@ -140,17 +147,18 @@ static void check_group(const char *name, const char *role, void *ctx) {
     (void)role;
     Sweep *sw = ctx;
     char err[FIXTURE_ERR_LEN], chapter_name[128], chapter[1024];
-    Fixture *grp = fixture_open(sw->path, name, err);
+    Fixture *grp = fixture_group(sw->all, name, err);
     int ok = grp && fixture_attr_string(grp, "chapter", chapter_name, sizeof chapter_name, err);
-    fixture_close(grp);
     sw->groups++;
     if (!ok) {
         printf("FAIL %s\n", err);
+        fixture_close(grp);
         sw->failures++;
         return;
     }
     snprintf(chapter, sizeof chapter, "%s/%s", sw->chapter_dir, chapter_name);
-    sw->failures += check(sw->opt, chapter, sw->path, name, &sw->worst) != 0;
+    sw->failures += check(sw->opt, chapter, sw->path, name, grp, &sw->worst) != 0;
+    fixture_close(grp);
 }
 
 static void usage(void) {
@@ -180,8 +188,8 @@ int main(int argc, char **argv) {
     if (sweep_dir) {
         if (argc - i != 1) usage();
         char err[FIXTURE_ERR_LEN];
-        Fixture *fx = fixture_open(argv[i], NULL, err);
-        Sweep sw = {sweep_dir, argv[i], &opt, 0, 0, 0};
+        Fixture *fx = fixture_open_all(argv[i], err);
+        Sweep sw = {sweep_dir, argv[i], &opt, fx, 0, 0, 0};
         if (!fx || !fixture_each_group(fx, check_group, &sw, err)) {
             printf("FAIL %s\n", err);
             return 1;
@@ -193,7 +201,7 @@ int main(int argc, char **argv) {
         worst = sw.worst;
     } else {
         if (argc - i < 2 || argc - i > 3) usage();
-        failures = check(&opt, argv[i], argv[i + 1], argc - i == 3 ? argv[i + 2] : NULL, &worst);
+        failures = check(&opt, argv[i], argv[i + 1], argc - i == 3 ? argv[i + 2] : NULL, NULL, &worst);
         runs = 1;
     }
     printf("%d run%s, %d failed, worst distance %u ulp (allowed %u)\n", runs, runs == 1 ? "" : "s", failures, worst,

@@ -177,12 +177,18 @@ int fixture_seed_args(const char *path, const char *group, char *seed, size_t se
         fprintf(stderr, "%s\n", err);
         return 0;
     }
+    int ok = fixture_seed_args_of(fx, seed, seed_len, skip, skip_len);
+    fixture_close(fx);
+    return ok;
+}
+
+int fixture_seed_args_of(Fixture *fx, char *seed, size_t seed_len, char *skip, size_t skip_len) {
+    char err[FIXTURE_ERR_LEN];
     long long k = 0;
     int ok = fixture_attr_string(fx, "seed", seed, seed_len, err) &&
              (!fixture_has_attr(fx, "skip") || fixture_attr_int(fx, "skip", &k, err));
     if (!ok) fprintf(stderr, "%s\n", err);
     snprintf(skip, skip_len, "%lld", k);
-    fixture_close(fx);
     return ok;
 }
 

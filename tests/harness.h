@@ -40,6 +40,10 @@ typedef struct {
 } RunOptions;
 int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res);
 
+// Values per dataset the tests accept from files they wrote themselves
+// (--dump output): more than a fixture may hold (FIXTURE_MAX_ELEMENTS).
+#define HARNESS_MAX_ELEMENTS (1LL << 26)
+
 // The limit for a chapter that normally runs in milliseconds.
 #define RUN_LIMIT_SECONDS 60.0
 void run_result_free(RunResult *res);
@@ -49,6 +53,9 @@ void run_result_free(RunResult *res);
 // why on stderr when the fixture has no seed.
 int fixture_seed_args(const char *path, const char *group, char *seed, size_t seed_len, char *skip,
                       size_t skip_len);
+// The same, from a fixture already open (a group of fixture_open_all).
+typedef struct Fixture Fixture;
+int fixture_seed_args_of(Fixture *fx, char *seed, size_t seed_len, char *skip, size_t skip_len);
 
 // A scratch file path under $TMPDIR (or /tmp), with `tag` in its name; the
 // file exists, empty; the caller removes it.
