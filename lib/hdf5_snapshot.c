@@ -906,7 +906,7 @@ int hdf5_snapshot(int fd, const char *label, const char *group, const SnapshotLi
                  1e-6 * (double)ru.ru_stime.tv_usec;
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (timed_out)
-        snprintf(err, len, "%s: expected a file HDF5 reads in under %.0f s, found one it was still reading after "
+        snprintf(err, len, "%s: expected a file HDF5 reads in under %g s, found one it was still reading after "
                  "that (a blocked read? at %s)", label, lim.wall_seconds, last);
     else if (too_much)
         snprintf(err, len, "%s: expected a file whose contents fit in %zu MiB, found more (at %s)", label,
