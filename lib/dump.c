@@ -3,8 +3,12 @@
 //
 // See dump.h for what it promises. How: the target is resolved and checked
 // with stat (never opened, so a FIFO cannot block it), the temporary is made
-// with mkstemp beside the real file, HDF5 writes the temporary, and rename()
-// replaces the target in one step. The temporary's name is kept where a
+// with mkstemp beside the real file, HDF5 builds the file in memory (its
+// core driver, no backing store), this code writes the bytes to the
+// temporary with pwrite and syncs it, and rename() replaces the target in
+// one step. HDF5 does no file I/O here at all: a write error is ours to see,
+// with its errno, and HDF5 never holds a file it failed to close (which
+// crashes its exit-time cleanup). The temporary's name is kept where a
 // signal handler and an exit handler can reach it, to remove it on any way
 // out before the rename.
 #define _GNU_SOURCE  // realpath, SA_RESETHAND
@@ -195,8 +199,9 @@ int dump_check_target(const char *path, const DumpInput *inputs, int n_inputs, c
 
 // --- write errors: the real cause -----------------------------------------------
 
-// HDF5 keeps no errno, but its file driver writes the one it saw into the
-// error stack ("errno = 28, error message = ..."): the cause, found there.
+// Why HDF5 failed, when it says: its file drivers write the errno they saw
+// into the error stack ("errno = 28, error message = ..."); with the file in
+// memory, that is only ever a failed allocation.
 static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *data) {
     (void)n;
     const char *at = e->desc ? strstr(e->desc, "errno = ") : NULL;
@@ -273,7 +278,7 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
     H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_file_locking(fapl, 0, 1);  // a file no one else knows the name of yet
+    H5Pset_fapl_core(fapl, 1 << 20, 0);  // in memory, grown a MiB at a time, never written by HDF5
     d->file = H5Fcreate(temp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (d->file < 0) write_failed(d, "the file", err, len);  // before any other call clears HDF5's error stack
     H5Pclose(fapl);
@@ -313,23 +318,42 @@ int dump_add(Dump *d, const char *name, const char *role, Tensor t, char *err, s
     return ok;
 }
 
+static int write_error(Dump *d, int e, char *err, size_t len) {
+    char cause[160];
+    describe_errno(e, cause, sizeof cause);
+    return say(err, len, "%s: --dump: cannot write the file: expected room to write it, found %s", d->path, cause);
+}
+
+// The whole image, with pwrite (short writes and EINTR continued).
+static int write_all(int fd, const char *buf, size_t n) {
+    off_t at = 0;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, buf, n, at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return 0;
+        }
+        buf += w, n -= (size_t)w, at += w;
+    }
+    return 1;
+}
+
 int dump_commit(Dump *d, char *err, size_t len) {
     int ok = 1;
-    // HDF5 writes most of the file when it closes it: most write errors show here.
-    if (H5Fclose(d->file) < 0) ok = write_failed(d, "the file", err, len);
+    // The file's bytes, as HDF5 built them in memory.
+    char *image = NULL;
+    ssize_t size = H5Fflush(d->file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(d->file, NULL, 0);
+    if (size <= 0 || !(image = malloc((size_t)size)) || H5Fget_file_image(d->file, image, (size_t)size) != size)
+        ok = size > 0 && !image ? write_error(d, ENOMEM, err, len) : write_failed(d, "the file", err, len);
+    H5Fclose(d->file);  // in memory: nothing left to fail
     d->file = -1;
+    if (ok && !write_all(d->fd, image, (size_t)size)) ok = write_error(d, errno, err, len);
+    free(image);
     // Synced before the rename: the target is never replaced by a file
     // whose bytes are not on the disk yet.
-    if (ok && fsync(d->fd) != 0) {
-        char cause[160];
-        describe_errno(errno, cause, sizeof cause);
-        ok = say(err, len, "%s: --dump: cannot write the file: expected room to write it, found %s", d->path, cause);
-    }
-    if (close(d->fd) != 0 && ok) {
-        char cause[160];
-        describe_errno(errno, cause, sizeof cause);
-        ok = say(err, len, "%s: --dump: cannot write the file: expected room to write it, found %s", d->path, cause);
-    }
+    if (ok && fsync(d->fd) != 0) ok = write_error(d, errno, err, len);
+    if (close(d->fd) != 0 && ok) ok = write_error(d, errno, err, len);
     d->fd = -1;
     if (ok && commit_temp(d->temp, d->final) != 0)
         ok = say(err, len, "%s: --dump: expected to put the written file in place, found rename failing (%s)",

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -396,6 +398,30 @@ static void test_dump_targets(void) {
     Fixture *fx = fixture_open(target, NULL, err);
     report(fx && fixture_has(fx, "x"), "dump_abort leaves the earlier dump", fx ? "intact" : err);
     fixture_close(fx);
+    // A commit that fails (the file size limit, lowered for this process
+    // alone and raised again): reported with its cause, the old dump kept,
+    // no temporary left, and this process alive (SIGXFSZ is ignored).
+    struct rlimit old_limit, low = {4096, 0};
+    getrlimit(RLIMIT_FSIZE, &old_limit);
+    low.rlim_max = old_limit.rlim_max;
+    d = dump_open(target, &in, 1, err, sizeof err);
+    Tensor big = tensor_vector(4096);
+    ok = d && dump_add(d, "big", "output", big, err, sizeof err);
+    setrlimit(RLIMIT_FSIZE, &low);
+    int committed = ok && dump_commit(d, err, sizeof err);
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    fx = fixture_open(target, NULL, err + 512);
+    int kept = fx && fixture_has(fx, "x") && !fixture_has(fx, "big");
+    fixture_close(fx);
+    char listing[1024] = "";
+    DIR *dd = opendir(dir);
+    struct dirent *e;
+    while (dd && (e = readdir(dd)) != NULL)
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            snprintf(listing + strlen(listing), sizeof listing - strlen(listing), " %s", e->d_name);
+    if (dd) closedir(dd);
+    report(ok && !committed && SAYS(err, "RLIMIT_FSIZE") && kept && !listing[0],
+           "a failed commit: cause named, old dump kept, no temporary", listing[0] ? listing : err);
     unlink(target);
     unlink(fixture);
     tensor_release_all();
