@@ -135,7 +135,7 @@ static void spit(const char *path, const void *data, size_t len) {
 }
 
 static void good_path(const Chapter *ch, char *buf, size_t len) {
-    snprintf(buf, len, "%s/%s.%s.h5", g.fixtures, ch->name, ch->variant);
+    snprintf(buf, len, "%s/%.127s.%.63s.h5", g.fixtures, ch->name, ch->variant);
 }
 
 // --- the manifest ----------------------------------------------------------
@@ -333,7 +333,7 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
     // A name full of terminal controls (ESC, BEL, DEL, C1 CSI raw and as
     // UTF-8), on a file cut short: the error quotes the name, escaped.
     char named[4400];
-    snprintf(named, sizeof named, "%s/%s/name_\x1b[2J\x07\x7f\x9b\xc2\x9b.h5", g.out, ch->name);
+    snprintf(named, sizeof named, "%s/%.127s/name_\x1b[2J\x07\x7f\x9b\xc2\x9b.h5", g.out, ch->name);
     spit(named, bytes, 100);
     record("control_characters_in_name", ch, named, "", "\\x1b[2J\\x07\\x7f\\x9b\\xc2\\x9b", "prefix");
 
@@ -1005,8 +1005,8 @@ int main(int argc, char **argv) {
     for (int c = 0; c < n_chapters; c++) {
         Chapter *ch = &chapters[c];
         describe_chapter(ch);
-        char dir[4200];
-        snprintf(dir, sizeof dir, "%s/%s", g.out, ch->name);
+        char dir[4400];
+        snprintf(dir, sizeof dir, "%s/%.127s", g.out, ch->name);
         if (mkdir(dir, 0755) != 0) fatal("%s: %s", dir, strerror(errno));
         file_cases(ch, &chapters[(c + 1) % n_chapters]);
         group_cases(ch);
