@@ -20,6 +20,7 @@
 //     written (dump_open, dump_add, dump_commit): the commit succeeds, the
 //     fixture's bytes never change, and no temporary is left behind. Targets
 //     outside it are only checked: the fuzzer runs as whoever runs it.
+#define _DEFAULT_SOURCE  // realpath, mkdtemp
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -152,13 +153,13 @@ static void check_target(const char *path) {
     Tensor t = tensor_vector(2);
     if (!dump_add(d, "x", "output", t, err, sizeof err)) broken("dump_add", err);
     if (!dump_commit(d, err, sizeof err)) broken("dump_commit", err);
-    check_scratch(path);
-    // The written file goes again, unless it replaced one of the fixed set.
+    // The written file goes again, unless it replaced one of the fixed set;
+    // then nothing hidden may be left (a target may itself be a dot file).
     char real[PATH_MAX];
-    if (realpath(path, real)) {
-        const char *base = strrchr(real, '/') + 1;
-        if (strcmp(base, "other.h5") && strcmp(base, "fixture.h5")) unlink(real);
-    }
+    if (!realpath(path, real)) broken("the committed dump is not there", path);
+    const char *base = strrchr(real, '/') + 1;
+    if (strcmp(base, "other.h5") && strcmp(base, "fixture.h5")) unlink(real);
+    check_scratch(path);
     tensor_release_all();
 }
 
