@@ -105,9 +105,16 @@ static void put_str(const char *s) {
 }
 static void put_tag(char tag) { put(&tag, 1); }
 
+// Plain copies, not snprintf: called twice per object, it must cost nothing.
 static void about_to(const char *what, const char *name) {
-    if (name) snprintf(progress->last, sizeof progress->last, "%s '%.120s'", what, name);
-    else snprintf(progress->last, sizeof progress->last, "%s", what);
+    char *p = progress->last, *end = progress->last + 160;
+    while (*what && p < end) *p++ = *what++;
+    if (name) {
+        *p++ = ' ', *p++ = '\'';
+        while (*name && p < end) *p++ = *name++;
+        *p++ = '\'';
+    }
+    *p = '\0';
 }
 
 // After an HDF5 call failed: was it for want of memory? HDF5 reports a
