@@ -897,17 +897,25 @@ int hdf5_snapshot(int fd, const char *label, const char *group, const SnapshotLi
     }
     close(fds[0]);
     if (timed_out || too_much) kill(pid, SIGKILL);
-    // Reaped on every path, the rusage telling what a SIGKILL was for.
+    int complete = !timed_out && !too_much && decode(&s, out, lim.max_elements);
+    free(s.data);
+    if (complete) {
+        // Whatever the child does after its last record cannot change the
+        // snapshot: it is reaped later (reap_pending), and its exit (the
+        // kernel taking its memory apart) overlaps the chapter's own work.
+        static int registered;
+        if (!registered) registered = atexit(reap_pending) == 0;
+        pending_child = pid;
+        if (!registered) reap_pending();
+        return 1;
+    }
+    // Reaped now, the rusage telling what a SIGKILL was for.
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
     }
     const char *last = progress->last;
-    int complete = decode(&s, out, lim.max_elements);
-    free(s.data);
-    int clean = !timed_out && !too_much && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (clean && complete) return 1;
     snapshot_free(out);
     double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
                  1e-6 * (double)ru.ru_stime.tv_usec;
