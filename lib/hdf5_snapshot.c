@@ -435,7 +435,15 @@ static void send_missing_group(const char *name, SnapStatus status, const char *
     put_str(found);
 }
 
+// The file as mapped by the child (see child()), unmapped at the end.
+static void *mapped;
+static size_t mapped_size;
+
 static noreturn void send_end(SnapStatus status, const char *note) {
+    // A mapping holds the open file, and with it the parent's shared lock,
+    // until it goes: gone before the last record, a child that is reaped
+    // later never keeps a writer waiting. HDF5 is not called again.
+    if (mapped) munmap(mapped, mapped_size);
     put_tag('Z');
     put_i64(status);
     put_str(note);
@@ -593,6 +601,7 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
     void *image = fstat(fd, &st) == 0 && st.st_size > 0
                       ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     if (image != MAP_FAILED) {
+        mapped = image, mapped_size = (size_t)st.st_size;
         H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
                                                  image_udata_copy, image_udata_free, image};
         H5Pset_file_image_callbacks(fapl, &callbacks);
@@ -603,6 +612,11 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
     }
     hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    // The descriptor is not needed any more (HDF5 reads the mapping, or
+    // opened /proc/self/fd/N for itself): closed, as the mapping is at the
+    // end, so that the parent's shared lock goes with the parent's own
+    // descriptor, not with this child, which is reaped later.
+    close(fd);
     if (file < 0) {
         char note[200] = "";
         after_failure();
