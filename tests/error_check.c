@@ -15,10 +15,10 @@
 //     what it "expected" and what it "found";
 //   - no raw control character on stderr (C0, DEL, C1 raw or as UTF-8);
 //   - no HDF5 error stack ("HDF5-DIAG", "#000:") on either stream;
-//   - within the CPU-time limit (1 s of user + system time, 4 s under a
-//     sanitizer, the chapter's
-//     reader child included: a busy machine stretches wall time, not this;
-//     a chapter still running after 60 s of wall time is killed);
+//   - within the CPU-time limit: 1 s of user + system time (4 s under a
+//     sanitizer), the chapter's reader child included; a busy machine
+//     stretches wall time, not this (a chapter still running after 60 s of
+//     wall time is killed);
 //   - on stdout nothing but what it prints for the good fixture, up to where
 //     it stopped (or, when the broken thing changes what comes first, no
 //     nan or inf: nothing computed from garbage);
