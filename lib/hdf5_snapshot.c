@@ -612,11 +612,6 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
     }
     hid_t file = H5Fopen(name, H5F_ACC_RDONLY, fapl);
-    // The descriptor is not needed any more (HDF5 reads the mapping, or
-    // opened /proc/self/fd/N for itself): closed, as the mapping is at the
-    // end, so that the parent's shared lock goes with the parent's own
-    // descriptor, not with this child, which is reaped later.
-    close(fd);
     if (file < 0) {
         char note[200] = "";
         after_failure();
@@ -634,6 +629,11 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         }
         send_end(SNAP_CORRUPT, note);
     }
+    // The descriptor is not needed any more (HDF5 reads the mapping, or
+    // opened /proc/self/fd/N for itself): closed, as the mapping is at the
+    // end, so that the parent's shared lock goes with the parent's own
+    // descriptor, not with this child, which is reaped later.
+    close(fd);
     if (group && *group) {
         about_to("group", group);
         external_seen = 0;
