@@ -435,15 +435,18 @@ static void send_missing_group(const char *name, SnapStatus status, const char *
     put_str(found);
 }
 
-// The file as mapped by the child (see child()), unmapped at the end.
+// The file as mapped by the child (see child()), unmapped at the end, and
+// the descriptor it was read from, closed at the end if not before.
 static void *mapped;
 static size_t mapped_size;
+static int file_fd = -1;
 
 static noreturn void send_end(SnapStatus status, const char *note) {
     // A mapping holds the open file, and with it the parent's shared lock,
     // until it goes: gone before the last record, a child that is reaped
     // later never keeps a writer waiting. HDF5 is not called again.
     if (mapped) munmap(mapped, mapped_size);
+    if (file_fd >= 0) close(file_fd);
     put_tag('Z');
     put_i64(status);
     put_str(note);
@@ -563,6 +566,7 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         setrlimit(RLIMIT_AS, &as);
     }
 
+    file_fd = fd;
     prefault_heap();
     about_to("the file's superblock", NULL);
     // HDF5 is set up here, in the child only: the parent, which never reads
@@ -634,6 +638,7 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
     // end, so that the parent's shared lock goes with the parent's own
     // descriptor, not with this child, which is reaped later.
     close(fd);
+    file_fd = -1;
     if (group && *group) {
         about_to("group", group);
         external_seen = 0;
