@@ -59,11 +59,18 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         exit(0);
     }
     fast_kernels_set_threads(ch.opt.threads);
+    // --fixture's path is used as given (fixture_open refuses one too long), never cut to a buffer.
     const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
     ch.fixture = fixture_open(path, ch.opt.group, err);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
     check_chapter_attribute();
-    if (ch.opt.dump) ch.dump = dump_create(ch.opt.dump, ch.fixture);
+    if (ch.opt.dump) {
+        // The fixture is read into memory, not held open: the dump refuses
+        // the file it came from by device and inode, however it is named.
+        DumpInput fixture = {0, 0, "the fixture"};
+        fixture_file_id(ch.fixture, &fixture.dev, &fixture.ino);
+        ch.dump = dump_create(ch.opt.dump, &fixture, 1);
+    }
     draws_begin();
 }
 

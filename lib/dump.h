@@ -1,19 +1,53 @@
 // dump.h: --dump, writing every tensor a chapter computed to an HDF5 file,
 // each dataset named as in the fixture (schema: fixtures/README.md).
+//
+// A dump never destroys data. It is written to a temporary file in the
+// target's directory and renamed into place only once every dataset is
+// written, the file closed and synced; a run that fails (an error, a write
+// error, SIGINT, SIGTERM or SIGHUP) leaves the old target as it was and no
+// temporary behind. A target that is the same file as an input (however
+// the path reaches it: a hard link, a symbolic link, "..", /proc/self/fd/N)
+// or as the program's own stdout or stderr is refused, and so is any
+// existing target that is not a regular file (a device, a FIFO, a
+// directory, a socket). A symbolic link to a regular file stays a link: the
+// file it points to is replaced.
 #ifndef LITATTN_DUMP_H
 #define LITATTN_DUMP_H
 
-#include "fixture.h"
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "tensor.h"
 
 typedef struct Dump Dump;
 
-// Dies with one line if it cannot; refuses the file `input` is read from.
-Dump *dump_create(const char *path, const Fixture *input);
+// A file the program reads (fixture_file_id gives a fixture's), which the
+// dump must not overwrite; `what` names it in the message ("the fixture").
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    const char *what;
+} DumpInput;
+
+// The checks alone, creating nothing: 1 when `path` may be written, else 0
+// with one line in err ("PATH: --dump: expected ..., found ...").
+int dump_check_target(const char *path, const DumpInput *inputs, int n_inputs, char *err, size_t len);
+
+// The steps, each returning 0 with one line in err on failure. dump_open
+// checks the target and creates the temporary; dump_commit closes, syncs and
+// renames it into place, and frees d whatever happens (a failed commit
+// removes the temporary); dump_abort removes the temporary and frees d.
+Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *err, size_t len);
+int dump_add(Dump *d, const char *name, const char *role, Tensor t, char *err, size_t len);
+int dump_commit(Dump *d, char *err, size_t len);
+void dump_abort(Dump *d);
+
+// The same, ending the program with one line (die) on failure: for chapters.
+Dump *dump_create(const char *path, const DumpInput *inputs, int n_inputs);
 // Writes `t` as dataset `name` with attribute role ("input", "weight",
 // "output"). A name written again replaces the earlier value, as a notebook
 // variable does when a later cell assigns it.
 void dump_write(Dump *d, const char *name, const char *role, Tensor t);
-void dump_close(Dump *d);
+void dump_close(Dump *d);  // NULL: nothing to do
 
 #endif

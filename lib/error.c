@@ -1,10 +1,11 @@
-// error.c: one line on stderr and a non-zero exit, for every way input can be bad.
+// error.c: one line on stderr and a non-zero exit, for every way input can be
+// bad; and text_escape, the one place that decides what is safe to print.
 #include "error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *program = "litattn";
 
@@ -13,54 +14,81 @@ void error_set_program(const char *argv0) {
     program = slash ? slash + 1 : (argv0 ? argv0 : program);
 }
 
+// The length of the well-formed UTF-8 sequence at s (2 to 4 bytes) that
+// encodes a character above U+009F, or 0: overlong forms, surrogates, code
+// points past U+10FFFF, stray continuation bytes and the C1 range all give 0.
+static size_t utf8_printable(const unsigned char *s) {
+    unsigned c = s[0];
+    size_t n;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;  // also stops at the NUL
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    if (cp <= 0x9f) return 0;  // U+0080-U+009F: the C1 controls
+    return n;
+}
+
+size_t text_escape(char *out, size_t len, const char *in) {
+    const unsigned char *s = (const unsigned char *)in;
+    size_t total = 0, used = 0;
+    int full = len == 0;
+    while (*s) {
+        char piece[16];
+        size_t n, consumed;  // bytes written for it, bytes of the input it stands for
+        if (*s >= 0x20 && *s < 0x7f) {
+            piece[0] = (char)*s, n = consumed = 1;
+        } else if ((consumed = utf8_printable(s)) > 0) {
+            memcpy(piece, s, consumed), n = consumed;
+        } else {
+            snprintf(piece, sizeof piece, "\\x%02x", *s);
+            n = 4, consumed = 1;
+        }
+        if (!full && used + n < len) {
+            memcpy(out + used, piece, n);
+            used += n;
+        } else {
+            full = 1;  // nothing after a piece that did not fit, so nothing is cut
+        }
+        total += n;
+        s += consumed;
+    }
+    if (len) out[used] = '\0';
+    return total;
+}
+
 enum { MAX_CLEANUPS = 8 };
 static void (*cleanups[MAX_CLEANUPS])(void);
-static int n_cleanups;
+static int n_cleanups, stdout_closed;
 
 void error_on_cleanup(void (*fn)(void)) {
     if (n_cleanups < MAX_CLEANUPS) cleanups[n_cleanups++] = fn;
 }
 
-static int stdout_closed;
-
 void error_stdout_closed(void) { stdout_closed = 1; }
 
 void error_cleanup(void) {
-    if (!stdout_closed) fflush(stdout);  // errors writing it are reported elsewhere, or moot now
-    // Each runs once, even if a cleanup itself ends in die().
+    if (!stdout_closed) fflush(stdout);  // what the chapter printed so far comes first
     while (n_cleanups > 0) cleanups[--n_cleanups]();
 }
 
-size_t text_escape(char *out, size_t len, const char *in) {
-    size_t n = 0;
-    if (!len) return 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-        unsigned c = *p;
-        int control = c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f);
-        // U+0080..U+009F in UTF-8: 0xC2 followed by 0x80..0x9F
-        int c1_utf8 = c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
-        char piece[12];
-        size_t k;
-        if (c1_utf8) k = (size_t)snprintf(piece, sizeof piece, "\\xc2\\x%02x", p[1]), p++;
-        else if (control) k = (size_t)snprintf(piece, sizeof piece, "\\x%02x", c);
-        else piece[0] = (char)c, k = 1;
-        if (n + k >= len) break;
-        memcpy(out + n, piece, k);
-        n += k;
-    }
-    out[n] = '\0';
-    return n;
-}
-
 void die(int code, const char *fmt, ...) {
-    char msg[1024], line[4096];
+    error_cleanup();
+    char msg[1024], safe[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    error_cleanup();  // what the chapter printed so far comes before the error, a --dump is undone
-    text_escape(line, sizeof line, msg);
-    fprintf(stderr, "%s: %s\n", program, line);
-    fflush(stderr);
-    _exit(code);
+    // Messages quote names and values from files and from the command line:
+    // escaped, a newline or a terminal control among them cannot reach the
+    // terminal, and the message stays one plain line.
+    text_escape(safe, sizeof safe, msg);
+    fprintf(stderr, "%s: %s\n", program, safe);
+    exit(code);
 }

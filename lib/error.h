@@ -1,5 +1,6 @@
 // error.h: how a litattn program stops on bad input: one line on stderr,
-// prefixed with the program's name, and a non-zero exit.
+// prefixed with the program's name, and a non-zero exit; and how any text
+// that came from a file or a command line is shown safely.
 #ifndef LITATTN_ERROR_H
 #define LITATTN_ERROR_H
 
@@ -9,24 +10,28 @@
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 void error_set_program(const char *argv0);
-
-// Ends the program: runs the cleanup functions (the output printed so far is
-// flushed, an unfinished --dump removed), writes "<program>: <message>" on
-// stderr as one line (control characters escaped), and exits with `code`
-// without running exit handlers (HDF5's may crash after a failed close).
+// Prints "<program>: <message>" on stderr, escaped by text_escape, and exits
+// with `code`. Flushes stdout and runs the cleanup functions first, so the
+// line comes after what was printed and an unfinished --dump is gone.
 noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-// Registers fn to run when the program ends early (die, a closed pipe);
-// later registrations run first.
+// Registers fn to run when the program ends early (die, a reader that closed
+// the pipe); later registrations run first, each once.
 void error_on_cleanup(void (*fn)(void));
 void error_cleanup(void);
 // Tells die() that stdout is closed and must not be flushed any more.
 void error_stdout_closed(void);
 
-// Copies `in` into out (len bytes, always NUL-terminated), each control
-// character (C0, DEL, C1 as a raw byte or as UTF-8 U+0080..U+009F) written
-// as \xNN, so text from a file can never move the cursor, forge a line or
-// start an escape sequence. Returns the length written.
+// Copies `in` to `out` (at most len - 1 bytes and a NUL; len 0 writes
+// nothing) with every byte a terminal could act on written as \xNN:
+//   C0 controls 0x00-0x1f (newline, tab, ESC, ...) and DEL 0x7f;
+//   C1 controls, both as raw bytes 0x80-0x9f (an 8-bit terminal reads 0x9b
+//   as CSI) and as UTF-8 U+0080-U+009F (0xc2 0x80-0x9f);
+//   any other byte that is not part of well-formed UTF-8.
+// Well-formed UTF-8 above U+009F and printable ASCII pass unchanged, so the
+// escaping is idempotent (a backslash is not escaped). An escape or a UTF-8
+// sequence is never cut in half at the end of the buffer. Returns the length
+// the whole escaped text has (as snprintf does), so a caller can tell it was cut.
 size_t text_escape(char *out, size_t len, const char *in);
 
 #endif

@@ -198,8 +198,11 @@ static void compare_digests(Compare *c) {
     }
 }
 
-// Runs one chapter on one fixture (or one group of it) and compares.
-static int check(const Options *opt, const char *chapter, const char *path, const char *group, unsigned *worst) {
+// Runs one chapter on one fixture (or one group of it) and compares. `want`:
+// that fixture or group already open (the sweep's, from one snapshot), or
+// NULL to open it here.
+static int check(const Options *opt, const char *chapter, const char *path, const char *group, Fixture *want,
+                 unsigned *worst) {
     char label[256], dump[512];
     snprintf(label, sizeof label, "%s", group ? group : strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
     temp_path(dump, sizeof dump, "dump");
@@ -211,7 +214,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     argv[n++] = "--dump", argv[n++] = dump;
     SeedArgs seeds;
     if (opt->from_seed) {
-        if (!fixture_seed_args(path, group, &seeds)) {
+        if (want ? !fixture_seed_args_of(want, &seeds) : !fixture_seed_args(path, group, &seeds)) {
             unlink(dump);
             return 1;
         }
@@ -230,7 +233,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
         failures = 1;
     } else {
         char err[FIXTURE_ERR_LEN];
-        Compare c = {opt, fixture_open(path, group, err), -1, label, 0, 0, 0};
+        Compare c = {opt, want ? want : fixture_open(path, group, err), -1, label, 0, 0, 0};
         if (c.want) c.got = H5Fopen(dump, H5F_ACC_RDONLY, H5P_DEFAULT);
         if (!c.want || c.got < 0) {
             printf("FAIL %s: %s\n", label, c.want ? "cannot open the dump" : err);
@@ -245,7 +248,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
             if (c.worst > *worst) *worst = c.worst;
         }
         if (c.got >= 0) H5Fclose(c.got);
-        fixture_close(c.want);
+        if (!want) fixture_close(c.want);
     }
     run_result_free(&run);
     unlink(dump);
@@ -257,6 +260,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
 typedef struct {
     const char *chapter_dir, *path;
     const Options *opt;
+    Fixture *all;  // every group, from one snapshot of the file
     int failures, groups;
     unsigned worst;
 } Sweep;
@@ -265,17 +269,18 @@ static void check_group(const char *name, const char *role, void *ctx) {
     (void)role;
     Sweep *sw = ctx;
     char err[FIXTURE_ERR_LEN], chapter_name[128], chapter[1024];
-    Fixture *grp = fixture_open(sw->path, name, err);
+    Fixture *grp = fixture_group(sw->all, name, err);
     int ok = grp && fixture_attr_string(grp, "chapter", chapter_name, sizeof chapter_name, err);
-    fixture_close(grp);
     sw->groups++;
     if (!ok) {
         printf("FAIL %s\n", err);
+        fixture_close(grp);
         sw->failures++;
         return;
     }
     snprintf(chapter, sizeof chapter, "%s/%s", sw->chapter_dir, chapter_name);
-    sw->failures += check(sw->opt, chapter, sw->path, name, &sw->worst) != 0;
+    sw->failures += check(sw->opt, chapter, sw->path, name, grp, &sw->worst) != 0;
+    fixture_close(grp);
 }
 
 static void usage(void) {
@@ -299,8 +304,8 @@ int main(int argc, char **argv) {
     if (sweep_dir) {
         if (argc - i != 1) usage();
         char err[FIXTURE_ERR_LEN];
-        Fixture *fx = fixture_open(argv[i], NULL, err);
-        Sweep sw = {sweep_dir, argv[i], &opt, 0, 0, 0};
+        Fixture *fx = fixture_open_all(argv[i], err);
+        Sweep sw = {sweep_dir, argv[i], &opt, fx, 0, 0, 0};
         if (!fx || !fixture_each_group(fx, check_group, &sw, err)) {
             printf("FAIL %s\n", err);
             return 1;
@@ -312,7 +317,7 @@ int main(int argc, char **argv) {
         worst = sw.worst;
     } else {
         if (argc - i < 2 || argc - i > 3) usage();
-        failures = check(&opt, argv[i], argv[i + 1], argc - i == 3 ? argv[i + 2] : NULL, &worst);
+        failures = check(&opt, argv[i], argv[i + 1], argc - i == 3 ? argv[i + 2] : NULL, NULL, &worst);
         runs = 1;
     }
     printf("%d run%s, %d failed; %s\n", runs, runs == 1 ? "" : "s", failures,

@@ -1,13 +1,21 @@
 // harness.c: spawning chapters for the test drivers.
+#define _GNU_SOURCE  // wait4
 #include "harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,33 +24,88 @@
 #include "strbuf.h"
 
 
+// Makes pwrite64, pwritev and pwritev2 fail with ENOSPC from now on, in this
+// process and what it executes: a full device, for the one kind of write
+// HDF5's file driver makes. Returns 0 if the kernel refused the filter.
+static int install_enospc_filter(void) {
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pwrite64, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pwritev, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pwritev2, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSPC & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof *code), code};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
 int run_program(char *const argv[], double limit, RunResult *res) {
+    RunOptions opt = {0};
+    opt.limit = limit;
+    return run_program_with(argv, &opt, res);
+}
+
+static double since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) {
     int out_pipe[2], err_pipe[2];
     memset(res, 0, sizeof *res);
-    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return 0;
-    struct timespec t0, t1;
+    const double limit = opt->limit > 0 ? opt->limit : RUN_LIMIT_SECONDS;
+    if (pipe(out_pipe) != 0) return 0;
+    if (pipe(err_pipe) != 0) {
+        close(out_pipe[0]), close(out_pipe[1]);
+        return 0;
+    }
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) return 0;
+    if (pid < 0) {
+        close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+        return 0;
+    }
     if (pid == 0) {
-        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(opt->stdout_fd > 0 ? opt->stdout_fd : out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+        if (opt->pass_fd > 0) fcntl(opt->pass_fd, F_SETFD, 0);  // kept across exec
+        if (opt->nofile > 0) {
+            struct rlimit r = {(rlim_t)opt->nofile, (rlim_t)opt->nofile};
+            if (setrlimit(RLIMIT_NOFILE, &r) != 0) _exit(126);
+        }
+        if (opt->fsize > 0) {
+            struct rlimit r = {(rlim_t)opt->fsize, (rlim_t)opt->fsize};
+            if (setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(126);
+        }
+        if (opt->pwrite_enospc && !install_enospc_filter()) {
+            fprintf(stderr, "cannot install the seccomp filter: %s\n", strerror(errno));
+            _exit(126);
+        }
         execv(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(out_pipe[1]);
     close(err_pipe[1]);
+    if (opt->stdout_fd > 0) close(out_pipe[0]), out_pipe[0] = -1;
     // Read both pipes as they fill, so neither can block the child.
     StrBuf out = {0}, err = {0};
     sb_puts(&out, "");
     sb_puts(&err, "");
     struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    int open_fds = 2;
+    int open_fds = out_pipe[0] >= 0 ? 2 : 1;
+    int watching = opt->watch != NULL;
     while (open_fds > 0) {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double left = limit - ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        if (watching) watching = !opt->watch(pid, opt->ctx);
+        double left = limit - since(&t0);
         if (left <= 0) {
             kill(pid, SIGKILL);
             res->timed_out = 1;
@@ -50,7 +113,7 @@ int run_program(char *const argv[], double limit, RunResult *res) {
                 if (fds[i].fd >= 0) close(fds[i].fd);
             break;
         }
-        int ready = poll(fds, 2, (int)(left * 1000) + 1);
+        int ready = poll(fds, 2, watching ? 1 : (int)(left * 1000) + 1);
         if (ready < 0 && errno != EINTR) break;
         if (ready <= 0) continue;
         for (int i = 0; i < 2; i++) {
@@ -67,13 +130,16 @@ int run_program(char *const argv[], double limit, RunResult *res) {
         }
     }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     res->out = sb_take(&out);
     res->err = sb_take(&err);
-    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    res->seconds = since(&t0);
+    res->cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     return 1;
 }
 
@@ -90,6 +156,13 @@ int fixture_seed_args(const char *path, const char *group, SeedArgs *out) {
         fprintf(stderr, "%s\n", err);
         return 0;
     }
+    int ok = fixture_seed_args_of(fx, out);
+    fixture_close(fx);
+    return ok;
+}
+
+int fixture_seed_args_of(Fixture *fx, SeedArgs *out) {
+    char err[FIXTURE_ERR_LEN];
     memset(out, 0, sizeof *out);
     int ok = 1, texts = 0, seeds = 0;
     for (int i = 0; ok && i < fixture_attr_count(fx) && texts < 14; i++) {
@@ -112,7 +185,6 @@ int fixture_seed_args(const char *path, const char *group, SeedArgs *out) {
     snprintf(out->text[texts], sizeof out->text[0], "%lld", k);
     out->argv[out->n++] = "--skip";
     out->argv[out->n++] = out->text[texts];
-    fixture_close(fx);
     return ok;
 }
 
@@ -125,4 +197,29 @@ void temp_path(char *buf, size_t len, const char *tag) {
         exit(1);
     }
     close(fd);
+}
+
+int child_pids(pid_t pid, pid_t *out, int max) {
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    int count = 0;
+    for (char *tok = strtok(buf, " \n"); tok && count < max; tok = strtok(NULL, " \n")) out[count++] = (pid_t)atoi(tok);
+    return count;
+}
+
+int process_alive(pid_t pid) {
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')');  // the state follows the command name
+    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
 }

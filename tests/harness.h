@@ -5,18 +5,44 @@
 
 #include <stddef.h>
 
+#include <sys/types.h>
+
 typedef struct {
     int exit_code;  // the program's exit status, or 128 + signal
     int timed_out;  // it ran past the time limit and was killed (exit_code is then 128 + 9)
     char *out;      // everything it wrote to stdout (malloc'd, NUL-terminated)
     char *err;      // everything it wrote to stderr
     double seconds; // wall-clock time it took
+    double cpu_seconds;  // user + system time of it and of the children it waited for:
+                         // what a "fast enough" check should bound, since a busy machine
+                         // stretches wall time but not this
 } RunResult;
 
 // Runs argv[0] with argv (NULL-terminated), capturing stdout and stderr, and
 // kills it if it is still running after `limit` seconds: a hung chapter is a
 // failed test, not a hung suite. Returns 0 if it could not be started at all.
 int run_program(char *const argv[], double limit, RunResult *res);
+
+// What run_program_with sets up for the program. Zero fields: nothing.
+typedef struct {
+    double limit;         // seconds of wall time before it is killed (0: RUN_LIMIT_SECONDS)
+    int nofile;           // > 0: its RLIMIT_NOFILE (descriptors it may have open)
+    long long fsize;      // > 0: its RLIMIT_FSIZE in bytes (EFBIG past that, SIGXFSZ unless ignored)
+    int pwrite_enospc;    // a seccomp filter makes pwrite64, pwritev and pwritev2 fail with ENOSPC,
+                          // as on a full device: the calls HDF5's file driver writes with, and
+                          // nothing else the chapters do (stdout is written with write)
+    int pass_fd;          // > 0: this descriptor of the caller stays open in the program, same number
+    int stdout_fd;        // > 0: the program's stdout is this descriptor, not captured
+    // Called once, in the caller, soon after the program started and again
+    // every millisecond while it runs, until it returns non-zero.
+    int (*watch)(pid_t pid, void *ctx);
+    void *ctx;
+} RunOptions;
+int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res);
+
+// Values per dataset the tests accept from files they wrote themselves
+// (--dump output): more than a fixture may hold (FIXTURE_MAX_ELEMENTS).
+#define HARNESS_MAX_ELEMENTS (1LL << 26)
 
 // The limit for a chapter that normally runs in milliseconds.
 #define RUN_LIMIT_SECONDS 60.0
@@ -33,9 +59,18 @@ typedef struct {
 } SeedArgs;
 // Returns 0 and prints why on stderr when the fixture records no seed.
 int fixture_seed_args(const char *path, const char *group, SeedArgs *out);
+// The same, from a fixture already open (a group of fixture_open_all).
+typedef struct Fixture Fixture;
+int fixture_seed_args_of(Fixture *fx, SeedArgs *out);
 
 // A scratch file path under $TMPDIR (or /tmp), with `tag` in its name; the
 // file exists, empty; the caller removes it.
 void temp_path(char *buf, size_t len, const char *tag);
+
+// The pids of pid's children (from /proc/PID/task/PID/children): up to max;
+// returns how many.
+int child_pids(pid_t pid, pid_t *out, int max);
+// Whether pid is a process that is still running (not gone, not a zombie).
+int process_alive(pid_t pid);
 
 #endif

@@ -324,9 +324,10 @@ static void collect(const char *name, const char *role, void *ctx) {
     snprintf(n->names[n->len++], sizeof *n->names, "%s", name);
 }
 
-static void run_case(const char *path, const char *name) {
+// One case: its group, from the snapshot of the whole file.
+static void run_case(Fixture *all, const char *name) {
     char err[FIXTURE_ERR_LEN], kernel[64];
-    Fixture *fx = fixture_open(path, name, err);
+    Fixture *fx = fixture_group(all, name, err);
     if (!fx) die(EXIT_BAD_INPUT, "%s", err);
     if (!fixture_attr_string(fx, "kernel", kernel, sizeof kernel, err)) die(EXIT_BAD_INPUT, "%s", err);
     int k = 0;
@@ -342,13 +343,14 @@ int main(int argc, char **argv) {
     error_set_program(argv[0]);
     if (argc != 2) die(EXIT_USAGE, "usage: %s fixtures/kernel_cases.h5", argv[0]);
     char err[FIXTURE_ERR_LEN];
-    Fixture *fx = fixture_open(argv[1], NULL, err);
+    // Every group read in one child process: one snapshot, not one per case.
+    Fixture *fx = fixture_open_all(argv[1], err);
     if (!fx) die(EXIT_BAD_INPUT, "%s", err);
     Names cases = {0};
     if (!fixture_each_group(fx, collect, &cases, err)) die(EXIT_BAD_INPUT, "%s", err);
-    fixture_close(fx);
 
-    for (int i = 0; i < cases.len; i++) run_case(argv[1], cases.names[i]);
+    for (int i = 0; i < cases.len; i++) run_case(fx, cases.names[i]);
+    fixture_close(fx);
     // A fixture that lost a kernel's cases must not pass by testing nothing.
     for (int k = 0; k < NKERNELS; k++) {
         if (kernels[k].cases == 0) {

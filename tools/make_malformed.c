@@ -1,21 +1,35 @@
 // make_malformed: writes the `errors` suite's catalogue of broken fixtures.
 //
-//   make_malformed FIXTURES_DIR OUT_DIR
+//   make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR
 //
-// For every chapter it copies the chapter's book fixture byte for byte, then
-// breaks exactly one thing in the copy: the file itself (truncated, empty,
-// text, a directory, unreadable, missing), one attribute, or one dataset of
-// each role the chapter reads (its input, every weight). Every case is one
-// line of OUT_DIR/catalogue.tsv:
+// For every chapter of CHAPTERS_TXT (chapters/chapters.txt) it copies the
+// chapter's book fixture (its first variant) byte for byte, then breaks
+// exactly one thing in the copy: the file itself (truncated, empty, text, a
+// directory, unreadable, missing, a name full of control characters), one
+// attribute, or one dataset the chapter reads. What to break is read from
+// the good fixture itself, not from a table of chapters: every dataset with
+// role "input", "weight" or "random", every root attribute that is not one
+// of the exporter's provenance records, each by its own type. So a new
+// chapter, dataset or attribute gets its cases without a line here.
+//
+// Whether a chapter reads an attribute at all is not in the fixture: each
+// attribute gets a probe case, attr_probe:NAME (its value replaced by one
+// of another type), and the checker runs an attribute's other cases only
+// for a chapter that refuses its probe (tests/error_check.c).
+//
+// Every case is one line of OUT_DIR/catalogue.tsv:
 //
 //   case<TAB>chapter<TAB>path<TAB>extra-args<TAB>must-mention<TAB>stdout
 //
-// must-mention is the dataset or attribute the chapter's error line has to
-// name (empty for file-level cases, where the path is enough); stdout says
-// what the chapter may print before it stops: `prefix` (the start of what it
-// prints on its good fixture, cell markers aside) or `finite` (the broken
-// thing changes what comes first, e.g. other inputs: only finite numbers).
-// Case `good` is the untouched copy, which the chapter must accept.
+// must-mention is what the chapter's error line has to name: '&' joins
+// texts that must all appear, '|' alternatives of which one must (empty for
+// file-level cases, where the path is enough). stdout says what the chapter
+// may print before it stops: `prefix` (the start of what it prints on its
+// good fixture, cell markers aside), `finite` (the broken thing changes what
+// comes first, e.g. other inputs: only finite numbers), or `either` (the
+// file may be valid for this chapter: exit 0 with the good run's output, or
+// a refusal by the usual rules). Case `good` is the untouched copy, which
+// the chapter must accept.
 //
 // Nothing here is committed: meson runs this on every build (tools/meson.build).
 #include <dirent.h>
@@ -23,30 +37,35 @@
 #include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-// What each chapter reads, in the order it reads it (chapters/*.c).
+#define MAX_CHAPTERS 64
+#define MAX_NAMES 64
+
 typedef struct {
-    const char *name, *variant;
-    const char *input;        // its input dataset: (T, d_in) `inputs`, or (n,) `tensor`
-    int min_tokens;           // rows the chapter needs (query = inputs[1] needs 2)
-    const char *weights[4];   // weight datasets, NULL-terminated
-    int d_out, seed, skip, qkv_bias;  // which root attributes it reads
+    char name[128];
+    H5T_class_t cls;
+} RootAttr;
+
+// A chapter as chapters.txt and its book fixture describe it.
+typedef struct {
+    char name[128], variant[64];
+    int draws;                           // "yes" in chapters.txt: takes --seed
+    char inputs[MAX_NAMES][128];         // datasets with role "input", in name order
+    int input_rank[MAX_NAMES], n_inputs;
+    char weights[MAX_NAMES][128];        // role "weight" or "random"
+    int n_weights;
+    RootAttr attrs[MAX_NAMES];           // root attributes other than provenance
+    int n_attrs;
 } Chapter;
 
-static const Chapter chapters[] = {
-    {"ch03_3_simplified_attention", "book", "inputs", 2, {NULL}, 0, 0, 0, 0},
-    {"ch03_4_1_trainable_weights", "seed123", "inputs", 2, {"W_query", "W_key", "W_value", NULL}, 1, 1, 0, 0},
-    {"ch03_4_1_scaling_rationale", "book", "tensor", 1, {NULL}, 0, 0, 0, 0},
-    {"ch03_4_2_self_attention_v1", "seed123", "inputs", 1, {"W_query", "W_key", "W_value", NULL}, 1, 1, 1, 0},
-    {"ch03_4_2_self_attention_v2", "seed789", "inputs", 1,
-     {"W_query.weight", "W_key.weight", "W_value.weight", NULL}, 1, 1, 0, 1},
-};
-enum { N_CHAPTERS = sizeof chapters / sizeof chapters[0] };
+static Chapter chapters[MAX_CHAPTERS];
+static int n_chapters;
 
 static struct {
     const char *fixtures;     // the source tree's fixtures/
@@ -116,7 +135,7 @@ static void spit(const char *path, const void *data, size_t len) {
 }
 
 static void good_path(const Chapter *ch, char *buf, size_t len) {
-    snprintf(buf, len, "%s/%s.%s.h5", g.fixtures, ch->name, ch->variant);
+    snprintf(buf, len, "%s/%.127s.%.63s.h5", g.fixtures, ch->name, ch->variant);
 }
 
 // --- the manifest ----------------------------------------------------------
@@ -163,20 +182,22 @@ static void end(hid_t f, const char *kase, const Chapter *ch, const char *path, 
 
 // --- datasets and attributes ------------------------------------------------
 
+#define MAX_RANK 4
+
 typedef struct {
     int rank;
-    hsize_t dims[2];
+    hsize_t dims[MAX_RANK];
     size_t n;
     float *data;
 } Array;
 
 static Array read_array(hid_t loc, const char *name) {
-    Array a = {0, {1, 1}, 1, NULL};
+    Array a = {0, {1, 1, 1, 1}, 1, NULL};
     hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
     MUST(ds);
     hid_t space = H5Dget_space(ds);
     a.rank = H5Sget_simple_extent_ndims(space);
-    if (a.rank < 0 || a.rank > 2) fatal("dataset '%s' has rank %d", name, a.rank);
+    if (a.rank < 0 || a.rank > MAX_RANK) fatal("dataset '%s' has rank %d", name, a.rank);
     MUST(H5Sget_simple_extent_dims(space, a.dims, NULL));
     for (int i = 0; i < a.rank; i++) a.n *= a.dims[i];
     a.data = malloc(a.n * sizeof(float));
@@ -309,6 +330,13 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
     snprintf(through, sizeof through, "%s/inputs.h5", path);
     record("path_through_a_file", ch, through, "", "", "prefix");
 
+    // A name full of terminal controls (ESC, BEL, DEL, C1 CSI raw and as
+    // UTF-8), on a file cut short: the error quotes the name, escaped.
+    char named[4400];
+    snprintf(named, sizeof named, "%s/%.127s/name_\x1b[2J\x07\x7f\x9b\xc2\x9b.h5", g.out, ch->name);
+    spit(named, bytes, 100);
+    record("control_characters_in_name", ch, named, "", "\\x1b[2J\\x07\\x7f\\x9b\\xc2\\x9b", "prefix");
+
     // Another chapter's good fixture.
     char theirs[4096];
     good_path(other, theirs, sizeof theirs);
@@ -320,30 +348,151 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
     free(bytes);
 }
 
+// --- attributes ------------------------------------------------------------------
+
+// The exporter's provenance records (tools/export_fixtures.py, root_attrs):
+// written for people and for --check, read by no chapter.
+static int is_provenance(const char *name) {
+    static const char *const names[] = {"variant", "mirrors", "command", "torch_version", "torch_config", "blas",
+                                        "cpu_capability", "inputs_seed"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(names[i], name)) return 1;
+    return 0;
+}
+
+// The ranges the chapters hold integer attributes to (lib/chapter.c; the
+// runtime will keep them in a table of its own). optional: absent means a
+// default, so no "missing" case.
+static const struct {
+    const char *name;
+    long long min, max;
+    int optional;
+} int_rules[] = {
+    {"d_out", 1, 1024, 0},
+    {"skip", 0, 1000000000LL, 1},
+    {"qkv_bias", 0, 1, 0},
+};
+
+static void put_null_attr(hid_t loc, const char *name, hid_t type) {
+    if (H5Aexists(loc, name) > 0) MUST(H5Adelete(loc, name));
+    hid_t space = H5Screate(H5S_NULL);
+    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    MUST(attr);
+    H5Aclose(attr);
+    H5Sclose(space);
+}
+
+// Every kind of broken attribute, by the attribute's own type. The cases
+// are named attr_<kind>:<name>; attr_probe:<name> tells the checker whether
+// the chapter reads the attribute at all.
+static void attr_cases(const Chapter *ch, const RootAttr *at) {
+    char path[4096], kase[160], mention[200];
+    const char *attr = at->name;
+    hid_t f;
+#define ACASE(kind) (snprintf(kase, sizeof kase, "attr_%s:%s", kind, attr), f = begin(ch, kase, path, sizeof path))
+#define ADONE() end(f, kase, ch, path, attr, "prefix")
+#define ADONE_WITH(text) (snprintf(mention, sizeof mention, "%s&%s", attr, text), end(f, kase, ch, path, mention, "prefix"))
+    const int is_string = at->cls == H5T_STRING, is_int = at->cls == H5T_INTEGER, is_float = at->cls == H5T_FLOAT;
+    int optional = 0;
+    for (size_t k = 0; k < sizeof int_rules / sizeof *int_rules; k++)
+        if (!strcmp(int_rules[k].name, attr)) optional = int_rules[k].optional;
+
+    ACASE("probe");
+    if (is_string) put_int_attr(f, attr, 7);
+    else put_string_attr(f, attr, "probe");
+    ADONE();
+
+    if (!optional) {
+        ACASE("missing");
+        MUST(H5Adelete(f, attr));
+        ADONE();
+    }
+
+    // No value at all: a null dataspace of the attribute's own type.
+    ACASE("null_dataspace");
+    hid_t type = H5Tcopy(is_string ? H5T_C_S1 : is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE);
+    if (is_string) H5Tset_size(type, H5T_VARIABLE);
+    put_null_attr(f, attr, type);
+    H5Tclose(type);
+    ADONE_WITH("null dataspace");
+
+    ACASE("array");
+    if (is_string) {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, H5T_VARIABLE);
+        const char *two[2] = {ch->name, ch->name};
+        put_attr(f, attr, st, st, 2, two);
+        H5Tclose(st);
+    } else {
+        long long pair[2] = {1, 2};
+        put_attr(f, attr, H5T_STD_I64LE, H5T_NATIVE_LLONG, 2, pair);
+    }
+    ADONE();
+
+    if (is_string) {
+        ACASE("int");
+        put_int_attr(f, attr, 123);
+        ADONE();
+        // 1 MiB of text: described by its length, not read.
+        ACASE("1MiB");
+        char *big = malloc((1 << 20) + 1);
+        memset(big, 'x', 1 << 20);
+        big[1 << 20] = '\0';
+        put_string_attr(f, attr, big);
+        free(big);
+        ADONE_WITH("1048576");
+    }
+    if (is_int || is_float) {
+        ACASE("string");
+        put_string_attr(f, attr, "2");
+        ADONE();
+    }
+    if (is_int) {
+        ACASE("float");
+        double two = 2.0;
+        put_attr(f, attr, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &two);
+        ADONE();
+        // The largest uint64: to be reported as itself, not as 2^63 - 1.
+        ACASE("uint64_max");
+        unsigned long long max = UINT64_MAX;
+        put_attr(f, attr, H5T_STD_U64LE, H5T_NATIVE_ULLONG, 0, &max);
+        ADONE_WITH("18446744073709551615");
+        for (size_t k = 0; k < sizeof int_rules / sizeof *int_rules; k++) {
+            if (strcmp(int_rules[k].name, attr)) continue;
+            const struct { const char *kind; long long value; } bad[] = {
+                {"below_min", int_rules[k].min - 1}, {"above_max", int_rules[k].max + 1}, {"huge", 1ll << 40},
+            };
+            for (int b = 0; b < 3; b++) {
+                ACASE(bad[b].kind);
+                put_int_attr(f, attr, bad[b].value);
+                char v[32];
+                snprintf(v, sizeof v, "%lld", bad[b].value);
+                ADONE_WITH(v);
+            }
+        }
+    }
+    if (is_float) {
+        ACASE("int");
+        put_int_attr(f, attr, 1);
+        ADONE();
+    }
+#undef ACASE
+#undef ADONE
+#undef ADONE_WITH
+}
+
+// The `chapter` attribute names the program; every chapter checks it.
 static void chapter_attr_cases(const Chapter *ch) {
     char path[4096];
-    hid_t f = begin(ch, "chapter_attr_missing", path, sizeof path);
-    MUST(H5Adelete(f, "chapter"));
-    end(f, "chapter_attr_missing", ch, path, "chapter", "prefix");
-
-    f = begin(ch, "chapter_attr_int", path, sizeof path);
-    put_int_attr(f, "chapter", 33);
-    end(f, "chapter_attr_int", ch, path, "chapter", "prefix");
-
-    f = begin(ch, "chapter_attr_wrong_value", path, sizeof path);
+    hid_t f = begin(ch, "attr_wrong_value:chapter", path, sizeof path);
     put_string_attr(f, "chapter", "ch03_9_no_such_chapter");
-    end(f, "chapter_attr_wrong_value", ch, path, "chapter", "prefix");
+    end(f, "attr_wrong_value:chapter", ch, path, "chapter", "prefix");
 
-    // Two names where one is wanted (the sweep's root names two chapters, but
-    // as one comma-separated string).
-    f = begin(ch, "chapter_attr_array", path, sizeof path);
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    const char *names[2] = {ch->name, ch->name};
-    MUST(H5Adelete(f, "chapter"));
-    put_attr(f, "chapter", type, type, 2, names);
-    H5Tclose(type);
-    end(f, "chapter_attr_array", ch, path, "chapter", "prefix");
+    // A value with terminal controls in it: C0 (ESC, BEL), DEL, C1 as a raw
+    // byte (0x9b, CSI) and as UTF-8 (U+009B). Quoted in the error, escaped.
+    f = begin(ch, "attr_control_characters:chapter", path, sizeof path);
+    put_string_attr(f, "chapter", "ch03\x1b[2J\x07\x7f\x9b" "31m\xc2\x9b" "0m");
+    end(f, "attr_control_characters:chapter", ch, path, "chapter&\\x1b[2J\\x07\\x7f\\x9b31m\\xc2\\x9b0m", "prefix");
 }
 
 // A sweep-like file: the good fixture as group `cfg` of a new file.
@@ -365,17 +514,83 @@ static void group_cases(const Chapter *ch) {
     MUST(f);
     MUST(H5Ocopy(in, "/", f, "cfg", H5P_DEFAULT, H5P_DEFAULT));
     char link[128];
-    snprintf(link, sizeof link, "cfg/%s", ch->input);
+    snprintf(link, sizeof link, "cfg/%s", ch->inputs[0]);
     MUST(H5Ldelete(f, link, H5P_DEFAULT));
     MUST(H5Fclose(f));
-    record("group_input_missing", ch, path, "--group cfg", ch->input, "prefix");
+    record("group_input_missing", ch, path, "--group cfg", ch->inputs[0], "prefix");
     H5Fclose(in);
 
     // --group naming a dataset.
     f = begin(ch, "group_is_dataset", path, sizeof path);
     MUST(H5Fclose(f));
-    snprintf(extra, sizeof extra, "--group %s", ch->input);
-    record("group_is_dataset", ch, path, extra, ch->input, "prefix");
+    snprintf(extra, sizeof extra, "--group %s", ch->inputs[0]);
+    record("group_is_dataset", ch, path, extra, ch->inputs[0], "prefix");
+}
+
+// A filter no HDF5 library registers: its id is one of those set aside for
+// testing (256-511). Here it copies the bytes, so the file is written; a
+// reader does not have it.
+#define FAKE_FILTER 305
+static size_t copy_filter(unsigned flags, size_t n, const unsigned values[], size_t nbytes, size_t *buf_size,
+                          void **buf) {
+    (void)flags, (void)n, (void)values, (void)buf_size, (void)buf;
+    return nbytes;
+}
+
+// Data that does not live in the file, or that this reader cannot decode:
+// each would read as something (fill values, another file's data, a raw
+// file's bytes) if the reader did not refuse it before reading.
+static void outside_cases(const Chapter *ch, const char *pfx, const char *name, const char *role) {
+    char path[4096], kase[128], other[4200];
+    hid_t f, dcpl;
+    Array a;
+#define CASE(kind) (snprintf(kase, sizeof kase, "%s_%s:%s", pfx, kind, name), f = begin(ch, kase, path, sizeof path), \
+                    a = read_array(f, name), dcpl = H5Pcreate(H5P_DATASET_CREATE))
+#define DONE() (H5Pclose(dcpl), end(f, kase, ch, path, name, "prefix"), free(a.data))
+
+    // A virtual dataset whose source file is missing: HDF5 reads fill values.
+    CASE("vds_missing_source");
+    if (a.rank == 0) fatal("dataset '%s' is a scalar: no layout but contiguous or compact", name);
+    hid_t vspace = H5Screate_simple(a.rank, a.dims, NULL), sspace = H5Screate_simple(a.rank, a.dims, NULL);
+    MUST(H5Pset_virtual(dcpl, vspace, "no_such_source.h5", "/data", sspace));
+    H5Sclose(vspace), H5Sclose(sspace);
+    put_dataset(f, name, role, H5T_IEEE_F32LE, a.rank, a.dims, H5T_NATIVE_FLOAT, NULL, dcpl);
+    DONE();
+
+    // External storage: the values in a raw file beside it, which exists.
+    CASE("external_storage");
+    snprintf(other, sizeof other, "%s.raw", path);
+    MUST(H5Pset_external(dcpl, other, 0, (hsize_t)(a.n * sizeof(float))));
+    put_dataset(f, name, role, H5T_IEEE_F32LE, a.rank, a.dims, H5T_NATIVE_FLOAT, a.data, dcpl);
+    DONE();
+
+    // An external link that resolves: to the same dataset in a good copy.
+    CASE("external_link_resolving");
+    snprintf(other, sizeof other, "%s.target.h5", path);
+    {
+        char src[4096];
+        size_t n;
+        good_path(ch, src, sizeof src);
+        unsigned char *bytes = slurp(src, &n);
+        spit(other, bytes, n);
+        free(bytes);
+    }
+    MUST(H5Ldelete(f, name, H5P_DEFAULT));
+    MUST(H5Lcreate_external(other, name, f, name, H5P_DEFAULT, H5P_DEFAULT));
+    DONE();
+
+    // A filter this reader's HDF5 does not have (plugins are not loaded).
+    CASE("filter_unavailable");
+    H5Z_class2_t fake = {H5Z_CLASS_T_VERS, FAKE_FILTER, 1, 1, "litattn test filter", NULL, NULL, copy_filter};
+    if (H5Zfilter_avail(FAKE_FILTER) <= 0) MUST(H5Zregister(&fake));
+    hsize_t chunk[MAX_RANK] = {1, 1, 1, 1};
+    memcpy(chunk, a.dims, (size_t)a.rank * sizeof *chunk);
+    MUST(H5Pset_chunk(dcpl, a.rank, chunk));
+    MUST(H5Pset_filter(dcpl, FAKE_FILTER, H5Z_FLAG_MANDATORY, 0, NULL));
+    put_dataset(f, name, role, H5T_IEEE_F32LE, a.rank, a.dims, H5T_NATIVE_FLOAT, a.data, dcpl);
+    DONE();
+#undef CASE
+#undef DONE
 }
 
 // Kinds that break one float32 dataset `name` (the input or a weight), each
@@ -403,9 +618,11 @@ static void dataset_cases(const Chapter *ch, const char *pfx, const char *name, 
     else put_floats(f, name, role, 2, row, a.data);
     DONE();
 
-    CASE("rank3");
-    hsize_t dims3[3] = {1, a.dims[0], a.rank == 2 ? a.dims[1] : 1};
-    put_floats(f, name, role, 3, dims3, a.data);
+    // One more axis, of size 1 in front.
+    CASE("extra_axis");
+    hsize_t more[MAX_RANK + 1] = {1};
+    memcpy(more + 1, a.dims, (size_t)a.rank * sizeof *a.dims);
+    put_floats(f, name, role, a.rank + 1, more, a.data);
     DONE();
 
     CASE("float64");
@@ -438,8 +655,10 @@ static void dataset_cases(const Chapter *ch, const char *pfx, const char *name, 
     DONE();
 
     CASE("empty");
-    hsize_t none[2] = {0, a.rank == 2 ? a.dims[1] : 0};
-    put_floats(f, name, role, a.rank, none, NULL);
+    hsize_t none[MAX_RANK];
+    memcpy(none, a.dims, sizeof none);
+    none[0] = 0;
+    put_floats(f, name, role, a.rank ? a.rank : 1, none, NULL);
     DONE();
 
     static const char *const bad_names[] = {"nan", "posinf", "neginf"};
@@ -498,130 +717,113 @@ static void dataset_cases(const Chapter *ch, const char *pfx, const char *name, 
         record(kase, ch, path, "", name, "prefix");
         free(a.data);
     }
+    outside_cases(ch, pfx, name, role);
 #undef CASE
 #undef DONE
 }
 
-static void input_cases(const Chapter *ch) {
-    dataset_cases(ch, "input", ch->input, "input");
-    char path[4096];
+static void input_cases(const Chapter *ch, int i) {
+    const char *input = ch->inputs[i];
+    dataset_cases(ch, "input", input, "input");
+    char path[4096], kase[160];
     hid_t f;
 
     // Declares 2^40 values (4 TiB of float32; 2^20 x 2^20 for a matrix) in
     // chunks of which none is stored: the file stays a few KiB.
-    f = begin(ch, "input_huge", path, sizeof path);
-    Array a = read_array(f, ch->input);
-    hsize_t big[2] = {1ull << 20, 1ull << 20}, chunk[2] = {1, 1024};
-    if (a.rank == 1) big[0] = 1ull << 40, chunk[0] = 1024;
+    snprintf(kase, sizeof kase, "input_huge:%s", input);
+    f = begin(ch, kase, path, sizeof path);
+    Array a = read_array(f, input);
+    hsize_t big[MAX_RANK], chunk[MAX_RANK];
+    for (int d = 0; d < a.rank; d++) big[d] = a.rank == 1 ? 1ull << 40 : 1ull << 20, chunk[d] = 1;
+    chunk[a.rank - 1] = 1024;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     MUST(H5Pset_chunk(dcpl, a.rank, chunk));
-    put_dataset(f, ch->input, "input", H5T_IEEE_F32LE, a.rank, big, H5T_NATIVE_FLOAT, NULL, dcpl);
+    put_dataset(f, input, "input", H5T_IEEE_F32LE, a.rank, big, H5T_NATIVE_FLOAT, NULL, dcpl);
     H5Pclose(dcpl);
     free(a.data);
-    end(f, "input_huge", ch, path, ch->input, "prefix");
+    end(f, kase, ch, path, input, "prefix");
+    if (ch->input_rank[i] != 2) return;  // the token cases are for (T, d_in) inputs
 
     // Too big to attend over, though each is within the reader's element
     // limit (2^20): 2^20 tokens of one feature (T x T scores would need 2^40
     // floats), and two tokens of 2^19 features (d_in x d_out weights), both
     // past the chapters' 1024. Chunked, nothing stored.
     // With --seed the weights are drawn, not read, so no shape check stops it.
-    for (int k = 0; k < (ch->weights[0] ? 4 : 2); k++) {
+    for (int k = 0; k < (ch->draws ? 4 : 2); k++) {
         static const char *const kinds[] = {"too_many_tokens", "too_many_features", "too_many_tokens_seeded",
                                             "too_many_features_seeded"};
-        if (!strcmp(ch->input, "tensor")) break;  // a 1-D tensor: its length is only capped by the element limit
-        f = begin(ch, kinds[k], path, sizeof path);
-        hsize_t dims[2] = {1ull << 20, 1}, chunk[2] = {1024, 1};
-        if (k % 2) dims[0] = 2, dims[1] = 1ull << 19, chunk[0] = 1, chunk[1] = 1024;
+        snprintf(kase, sizeof kase, "%s:%s", kinds[k], input);
+        f = begin(ch, kase, path, sizeof path);
+        hsize_t dims[2] = {1ull << 20, 1}, chunk2[2] = {1024, 1};
+        if (k % 2) dims[0] = 2, dims[1] = 1ull << 19, chunk2[0] = 1, chunk2[1] = 1024;
         dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        MUST(H5Pset_chunk(dcpl, 2, chunk));
-        put_dataset(f, ch->input, "input", H5T_IEEE_F32LE, 2, dims, H5T_NATIVE_FLOAT, NULL, dcpl);
+        MUST(H5Pset_chunk(dcpl, 2, chunk2));
+        put_dataset(f, input, "input", H5T_IEEE_F32LE, 2, dims, H5T_NATIVE_FLOAT, NULL, dcpl);
         H5Pclose(dcpl);
         MUST(H5Fclose(f));
-        record(kinds[k], ch, path, k >= 2 ? "--seed 1" : "", ch->input, "prefix");
+        record(kase, ch, path, k >= 2 ? "--seed 1" : "", input, "prefix");
     }
 
-    if (ch->min_tokens >= 2) {
-        // One token: the chapter's query is inputs[1].
-        f = begin(ch, "too_few_tokens", path, sizeof path);
-        a = read_array(f, ch->input);
-        hsize_t one[2] = {1, a.dims[1]};
-        put_floats(f, ch->input, "input", 2, one, a.data);
-        free(a.data);
-        end(f, "too_few_tokens", ch, path, ch->input, "prefix");
-    }
+    // One token. Some chapters need two (their query is inputs[1]), others
+    // attend over one: refused or accepted, either is an answer.
+    snprintf(kase, sizeof kase, "one_token:%s", input);
+    f = begin(ch, kase, path, sizeof path);
+    a = read_array(f, input);
+    hsize_t one[2] = {1, a.dims[1]};
+    put_floats(f, input, "input", 2, one, a.data);
+    free(a.data);
+    end(f, kase, ch, path, input, "either");
 }
 
-static void attr_cases(const Chapter *ch, const char *attr, int is_string) {
-    char path[4096], kase[128];
-    hid_t f;
-#define ACASE(kind) (snprintf(kase, sizeof kase, "%s_%s", attr, kind), f = begin(ch, kase, path, sizeof path))
-#define ADONE() end(f, kase, ch, path, attr, "prefix")
-    if (strcmp(attr, "skip")) {  // skip is optional: absent means 0
-        ACASE("missing");
-        MUST(H5Adelete(f, attr));
-        ADONE();
-    }
-    if (is_string) {
-        ACASE("int");
-        put_int_attr(f, attr, 123);
-        ADONE();
-        return;
-    }
-    ACASE("string");
-    put_string_attr(f, attr, "2");
-    ADONE();
-
-    ACASE("float");
-    double two = 2.0;
-    put_attr(f, attr, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &two);
-    ADONE();
-
-    ACASE("array");
-    long long pair[2] = {1, 2};
-    put_attr(f, attr, H5T_STD_I64LE, H5T_NATIVE_LLONG, 2, pair);
-    ADONE();
-
-    // Out of range, per attribute: d_out in [1, 1024], skip in [0, 10^9],
-    // qkv_bias in {0, 1}; 2^40 would also overflow an int.
-    static const struct { const char *attr, *kind; long long value; } bad[] = {
-        {"d_out", "zero", 0},       {"d_out", "negative", -1},    {"d_out", "huge", 1ll << 40},
-        {"skip", "negative", -1},   {"skip", "huge", 1ll << 40},
-        {"qkv_bias", "two", 2},     {"qkv_bias", "negative", -1}, {"qkv_bias", "huge", 1ll << 40},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        if (strcmp(bad[k].attr, attr)) continue;
-        ACASE(bad[k].kind);
-        put_int_attr(f, attr, bad[k].value);
-        ADONE();
-    }
-#undef ACASE
-#undef ADONE
-}
-
-// A weight of the right rank and the wrong shape: one more row, one more
-// column, or transposed ((d_out, d_in) where (d_in, d_out) is wanted).
+// A weight of the right rank and the wrong shape: one more on the first
+// axis, one more on the last, or (matrices) transposed.
 static void weight_shape_cases(const Chapter *ch, const char *name) {
-    static const char *const kinds[] = {"weight_axis0", "weight_axis1", "weight_transposed"};
+    static const char *const kinds[] = {"weight_axis0", "weight_last_axis", "weight_transposed"};
     for (int k = 0; k < 3; k++) {
-        char path[4096], kase[128];
+        char path[4096], kase[160];
         snprintf(kase, sizeof kase, "%s:%s", kinds[k], name);
         hid_t f = begin(ch, kase, path, sizeof path);
         Array a = read_array(f, name);
-        hsize_t dims[2] = {a.dims[0] + (k == 0), a.dims[1] + (k == 1)};
+        if (a.rank == 0 || (k == 1 && a.rank == 1) || (k == 2 && (a.rank != 2 || a.dims[0] == a.dims[1]))) {
+            // Not a kind this shape has: the copy is dropped.
+            MUST(H5Fclose(f));
+            unlink(path);
+            free(a.data);
+            continue;
+        }
+        hsize_t dims[MAX_RANK];
+        memcpy(dims, a.dims, sizeof dims);
+        if (k == 0) dims[0]++;
+        if (k == 1) dims[a.rank - 1]++;
         if (k == 2) dims[0] = a.dims[1], dims[1] = a.dims[0];
-        float *v = calloc(dims[0] * dims[1], sizeof *v);
-        for (hsize_t i = 0; i < dims[0] * dims[1]; i++) v[i] = a.data[i % a.n];
-        put_floats(f, name, "weight", 2, dims, v);
+        size_t n = 1;
+        for (int d = 0; d < a.rank; d++) n *= dims[d];
+        float *v = calloc(n, sizeof *v);
+        for (size_t i = 0; i < n; i++) v[i] = a.data[i % a.n];
+        put_floats(f, name, "weight", a.rank, dims, v);
         free(v);
         free(a.data);
         end(f, kase, ch, path, name, "prefix");
     }
 }
 
-// Shapes that disagree with each other: the first weight is where it shows.
+static int has_attr(const Chapter *ch, const char *name) {
+    for (int i = 0; i < ch->n_attrs; i++)
+        if (!strcmp(ch->attrs[i].name, name)) return 1;
+    return 0;
+}
+
+// Shapes that disagree with each other: one of the weights is where it
+// shows (which one depends on the order the chapter reads them in).
 static void consistency_cases(const Chapter *ch) {
-    char path[4096];
-    const char *w = ch->weights[0];
+    char path[4096], any_weight[2048] = "";
+    for (int w = 0; w < ch->n_weights; w++)
+        snprintf(any_weight + strlen(any_weight), sizeof any_weight - strlen(any_weight), "%s%s", w ? "|" : "",
+                 ch->weights[w]);
+    int in = -1;
+    for (int i = 0; i < ch->n_inputs; i++)
+        if (!strcmp(ch->inputs[i], "inputs") && ch->input_rank[i] == 2) in = i;
+    if (in < 0) return;
 
     // inputs with one more feature than the weights take.
     hid_t f = begin(ch, "inputs_d_in_mismatch", path, sizeof path);
@@ -633,64 +835,166 @@ static void consistency_cases(const Chapter *ch) {
     put_floats(f, "inputs", "input", 2, wider, v);
     free(v);
     free(a.data);
-    end(f, "inputs_d_in_mismatch", ch, path, w, "finite");
+    end(f, "inputs_d_in_mismatch", ch, path, any_weight, "finite");
 
-    // d_out says 3, the weights hold 2 columns (v2: rows).
+    if (!has_attr(ch, "d_out")) return;
+    // d_out one more than the weights hold.
     f = begin(ch, "d_out_mismatch", path, sizeof path);
-    put_int_attr(f, "d_out", 3);
-    end(f, "d_out_mismatch", ch, path, w, "prefix");
+    Array w = read_array(f, ch->weights[0]);
+    hsize_t d_out = w.dims[0] > w.dims[1] ? w.dims[0] + 1 : w.dims[1] + 1;
+    free(w.data);
+    put_int_attr(f, "d_out", (long long)d_out);
+    end(f, "d_out_mismatch", ch, path, any_weight, "prefix");
 }
 
-// v2 with qkv_bias = 1: the Linear layers also read W_*.bias (d_out,).
+// A chapter with qkv_bias reads NAME.bias (d_out,) beside every NAME.weight
+// once qkv_bias is 1.
 static void bias_cases(const Chapter *ch) {
-    static const char *const biases[] = {"W_query.bias", "W_key.bias", "W_value.bias"};
-    char path[4096];
+    char biases[MAX_NAMES][128];
+    int n = 0;
+    for (int w = 0; w < ch->n_weights; w++) {
+        size_t len = strlen(ch->weights[w]);
+        if (len > 7 && !strcmp(ch->weights[w] + len - 7, ".weight"))
+            snprintf(biases[n++], sizeof biases[0], "%.*s.bias", (int)(len - 7), ch->weights[w]);
+    }
+    if (n == 0) return;
+    char path[4096], kase[160], any_bias[2048] = "";
+    for (int b = 0; b < n; b++)
+        snprintf(any_bias + strlen(any_bias), sizeof any_bias - strlen(any_bias), "%s%s", b ? "|" : "", biases[b]);
     hid_t f = begin(ch, "qkv_bias_without_biases", path, sizeof path);
     put_int_attr(f, "qkv_bias", 1);
-    end(f, "qkv_bias_without_biases", ch, path, "W_query.bias", "prefix");
+    end(f, "qkv_bias_without_biases", ch, path, any_bias, "prefix");
 
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < n; b++) {
         static const char *const kinds[] = {"bias_missing", "bias_wrong_length", "bias_rank2", "bias_float64",
                                             "bias_nan"};
         for (int k = 0; k < 5; k++) {
-            char kase[128];
-            snprintf(kase, sizeof kase, "%s:%s", kinds[k], biases[b]);
+            snprintf(kase, sizeof kase, "%s:%.120s", kinds[k], biases[b]);
             f = begin(ch, kase, path, sizeof path);
             put_int_attr(f, "qkv_bias", 1);
-            Array w = read_array(f, "W_query.weight");
-            float v[3] = {0.25f, -0.125f, 0.5f};
-            hsize_t n = w.dims[0];
-            for (int i = 0; i < 3; i++) {
-                if (i == b) continue;
-                put_floats(f, biases[i], "weight", 1, &n, v);
-            }
-            hsize_t longer = n + 1, row[2] = {1, n};
-            double dv[3] = {0.25, -0.125, 0.5};
-            if (k == 1) put_floats(f, biases[b], "weight", 1, &longer, v);
+            Array w = read_array(f, ch->weights[0]);
+            hsize_t len = w.dims[0];
+            float *v = malloc(len * sizeof *v);
+            double *dv = malloc(len * sizeof *dv);
+            for (hsize_t i = 0; i < len; i++) v[i] = 0.25f * (float)(i + 1), dv[i] = v[i];
+            for (int i = 0; i < n; i++)
+                if (i != b) put_floats(f, biases[i], "weight", 1, &len, v);
+            hsize_t longer = len + 1, row[2] = {1, len};
+            float *lv = calloc(len + 1, sizeof *lv);
+            if (k == 1) put_floats(f, biases[b], "weight", 1, &longer, lv);
             if (k == 2) put_floats(f, biases[b], "weight", 2, row, v);
-            if (k == 3) put_dataset(f, biases[b], "weight", H5T_IEEE_F64LE, 1, &n, H5T_NATIVE_DOUBLE, dv, H5P_DEFAULT);
+            if (k == 3) put_dataset(f, biases[b], "weight", H5T_IEEE_F64LE, 1, &len, H5T_NATIVE_DOUBLE, dv, H5P_DEFAULT);
             if (k == 4) {
-                float nv[3] = {0.25f, NAN, 0.5f};
-                put_floats(f, biases[b], "weight", 1, &n, nv);
+                v[len / 2] = NAN;
+                put_floats(f, biases[b], "weight", 1, &len, v);
             }
-            free(w.data);
-            end(f, kase, ch, path, biases[b], "finite");  // the cell line says qkv_bias=True
+            free(v), free(dv), free(lv), free(w.data);
+            // Any of the biases: the chapter reads them in its own order, and
+            // the cell line says qkv_bias=True first.
+            end(f, kase, ch, path, biases[b], "finite");
         }
     }
 }
 
+// --- the chapter table and the good fixtures ---------------------------------------
+
+// chapters.txt: program, draws, variants (the first is the book's), official cells.
+static void read_chapter_table(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) fatal("%s: %s", path, strerror(errno));
+    char line[1024];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "#\n")] = '\0';
+        char program[128], draws[16], variants[512], cells[128];
+        int n = sscanf(line, "%127s %15s %511s %127s", program, draws, variants, cells);
+        if (n <= 0) continue;
+        if (n != 4) fatal("%s:%d: expected 4 columns (program draws variants cells), found %d", path, lineno, n);
+        if (strcmp(draws, "yes") && strcmp(draws, "no"))
+            fatal("%s:%d: draws: expected yes or no, found '%s'", path, lineno, draws);
+        if (n_chapters == MAX_CHAPTERS) fatal("%s: more than %d chapters", path, MAX_CHAPTERS);
+        Chapter *ch = &chapters[n_chapters++];
+        memset(ch, 0, sizeof *ch);
+        snprintf(ch->name, sizeof ch->name, "%s", program);
+        snprintf(ch->variant, sizeof ch->variant, "%.*s", (int)strcspn(variants, ","), variants);
+        ch->draws = !strcmp(draws, "yes");
+    }
+    fclose(f);
+    if (n_chapters == 0) fatal("%s: no chapters", path);
+}
+
+static herr_t visit_dataset(hid_t loc, const char *name, const H5L_info_t *info, void *data) {
+    (void)info;
+    Chapter *ch = data;
+    H5O_info_t oi;
+    if (H5Oget_info_by_name(loc, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_DATASET) return 0;
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+    MUST(ds);
+    char role[32] = "";
+    if (H5Aexists(ds, "role") > 0) {
+        hid_t attr = H5Aopen(ds, "role", H5P_DEFAULT), type = H5Aget_type(attr);
+        char *text = NULL;
+        if (H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &text) >= 0 && text) {
+            snprintf(role, sizeof role, "%s", text);
+            H5free_memory(text);
+        }
+        H5Tclose(type);
+        H5Aclose(attr);
+    }
+    hid_t space = H5Dget_space(ds);
+    int rank = H5Sget_simple_extent_ndims(space);
+    H5Sclose(space);
+    H5Dclose(ds);
+    if (!strcmp(role, "input") && ch->n_inputs < MAX_NAMES) {
+        ch->input_rank[ch->n_inputs] = rank;
+        snprintf(ch->inputs[ch->n_inputs++], sizeof ch->inputs[0], "%s", name);
+    } else if ((!strcmp(role, "weight") || !strcmp(role, "random")) && ch->n_weights < MAX_NAMES) {
+        snprintf(ch->weights[ch->n_weights++], sizeof ch->weights[0], "%s", name);
+    }
+    return 0;
+}
+
+static herr_t visit_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+    (void)info;
+    Chapter *ch = data;
+    if (is_provenance(name) || ch->n_attrs == MAX_NAMES) return 0;
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = H5Aget_type(attr);
+    RootAttr *a = &ch->attrs[ch->n_attrs++];
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->cls = H5Tget_class(type);
+    H5Tclose(type);
+    H5Aclose(attr);
+    return 0;
+}
+
+// What the book fixture holds: the datasets a chapter reads, and its attributes.
+static void describe_chapter(Chapter *ch) {
+    char path[4096];
+    good_path(ch, path, sizeof path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) fatal("%s: cannot open the book fixture of %s", path, ch->name);
+    hsize_t idx = 0;
+    MUST(H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_dataset, ch));
+    idx = 0;
+    MUST(H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, ch));
+    MUST(H5Fclose(f));
+    if (ch->n_inputs == 0) fatal("%s: no dataset with role \"input\"", path);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: make_malformed FIXTURES_DIR OUT_DIR\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR\n");
         return 2;
     }
-    g.fixtures = argv[1];
-    remove_tree(argv[2]);
-    if (mkdir(argv[2], 0755) != 0) fatal("%s: %s", argv[2], strerror(errno));
+    read_chapter_table(argv[1]);
+    g.fixtures = argv[2];
+    remove_tree(argv[3]);
+    if (mkdir(argv[3], 0755) != 0) fatal("%s: %s", argv[3], strerror(errno));
     // Absolute paths in the manifest: the checker may run from anywhere.
     char cwd[2048];
-    if (argv[2][0] == '/') snprintf(g.out, sizeof g.out, "%s", argv[2]);
-    else if (getcwd(cwd, sizeof cwd)) snprintf(g.out, sizeof g.out, "%s/%s", cwd, argv[2]);
+    if (argv[3][0] == '/') snprintf(g.out, sizeof g.out, "%s", argv[3]);
+    else if (getcwd(cwd, sizeof cwd)) snprintf(g.out, sizeof g.out, "%s/%s", cwd, argv[3]);
     else fatal("getcwd: %s", strerror(errno));
     char manifest[4200];
     snprintf(manifest, sizeof manifest, "%s/catalogue.tsv", g.out);
@@ -698,29 +1002,25 @@ int main(int argc, char **argv) {
     if (!g.manifest) fatal("%s: %s", manifest, strerror(errno));
     fprintf(g.manifest, "# case\tchapter\tpath\textra-args\tmust-mention\tstdout (written by tools/make_malformed)\n");
 
-    for (int c = 0; c < N_CHAPTERS; c++) {
-        const Chapter *ch = &chapters[c];
-        char dir[4200];
-        snprintf(dir, sizeof dir, "%s/%s", g.out, ch->name);
+    for (int c = 0; c < n_chapters; c++) {
+        Chapter *ch = &chapters[c];
+        describe_chapter(ch);
+        char dir[4400];
+        snprintf(dir, sizeof dir, "%s/%.127s", g.out, ch->name);
         if (mkdir(dir, 0755) != 0) fatal("%s: %s", dir, strerror(errno));
-        file_cases(ch, &chapters[(c + 1) % N_CHAPTERS]);
-        chapter_attr_cases(ch);
+        file_cases(ch, &chapters[(c + 1) % n_chapters]);
         group_cases(ch);
-        input_cases(ch);
-        for (int w = 0; ch->weights[w]; w++) {
+        for (int i = 0; i < ch->n_inputs; i++) input_cases(ch, i);
+        for (int w = 0; w < ch->n_weights; w++) {
             dataset_cases(ch, "weight", ch->weights[w], "weight");
             weight_shape_cases(ch, ch->weights[w]);
         }
-        if (ch->weights[0]) consistency_cases(ch);
-        if (ch->d_out) attr_cases(ch, "d_out", 0);
-        if (ch->seed) attr_cases(ch, "seed", 1);
-        if (ch->skip) attr_cases(ch, "skip", 0);
-        if (ch->qkv_bias) {
-            attr_cases(ch, "qkv_bias", 0);
-            bias_cases(ch);
-        }
+        if (ch->n_weights) consistency_cases(ch);
+        for (int a = 0; a < ch->n_attrs; a++) attr_cases(ch, &ch->attrs[a]);
+        if (has_attr(ch, "chapter")) chapter_attr_cases(ch);
+        if (has_attr(ch, "qkv_bias")) bias_cases(ch);
     }
     if (fclose(g.manifest) != 0) fatal("%s: cannot write", manifest);
-    printf("make_malformed: %d kinds, %d cases in %s\n", g.n_kinds, g.cases, manifest);
+    printf("make_malformed: %d chapters, %d kinds, %d cases in %s\n", n_chapters, g.n_kinds, g.cases, manifest);
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses for SECONDS each, one after the other.
 #
-#   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    (default: fuzz_fixture fuzz_cli)
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    (default: fuzz_fixture fuzz_cli fuzz_dump)
 #
 # BUILD_DIR is configured as tests/fuzz/meson.build says (clang,
 # -Dfuzzing=true, ASan + UBSan). The committed seeds (tests/fuzz/corpus/*,
@@ -12,7 +12,7 @@
 # timed out, ran out of memory, or let HDF5 print its error stack; the
 # scratch directory, with libFuzzer's crash-*/leak-*/timeout-*/oom-* inputs,
 # is then kept and its paths printed. Ends within SECONDS * 2 + 30 seconds
-# for the two harnesses (SECONDS + 12 each at most).
+# for two harnesses (SECONDS + 12 each at most).
 set -uo pipefail
 
 if [ $# -lt 2 ] || ! [ "$2" -gt 0 ] 2>/dev/null; then
@@ -22,7 +22,7 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 seconds=$2
 shift 2
-harnesses=${*:-fuzz_fixture fuzz_cli}
+harnesses=${*:-fuzz_fixture fuzz_cli fuzz_dump}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/litattn-fuzz.XXXXXX") || exit 2
@@ -97,7 +97,8 @@ for h in $harnesses; do
     case $h in
     fuzz_fixture) run fuzz_fixture 32768 "$src"/tests/fuzz/corpus/fixture/* "$src"/fixtures/ch03_*.h5 ;;
     fuzz_cli) run fuzz_cli 4096 "$src"/tests/fuzz/corpus/cli/* ;;
-    *) echo "$0: no harness '$h' (fuzz_fixture, fuzz_cli)" >&2; status=2 ;;
+    fuzz_dump) run fuzz_dump 4096 "$src"/tests/fuzz/corpus/dump/* ;;
+    *) echo "$0: no harness '$h' (fuzz_fixture, fuzz_cli, fuzz_dump)" >&2; status=2 ;;
     esac
 done
 
