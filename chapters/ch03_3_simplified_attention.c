@@ -17,10 +17,10 @@ int main(int argc, char **argv) {
     print(inputs);
 
     In(3, "query = inputs[1]  # 2nd input token is the query");
-    Tensor query = select(inputs, 1);
+    Tensor query = sel(inputs, 1);
     Tensor attn_scores_2 = tensor_empty(SIZE(num_tokens));
     for (int i = 0; i < num_tokens; i++) {
-        Tensor x_i = select(inputs, i);
+        Tensor x_i = sel(inputs, i);
         AT(attn_scores_2, i) = item(torch_dot(x_i, query));  // dot product (transpose not necessary here ...)
     }
     print(attn_scores_2);
@@ -30,9 +30,9 @@ int main(int argc, char **argv) {
     // A Python float; the first `+=` with a 0-d tensor makes it one.
     Tensor res = tensor_scalar(0.0f);
     for (int idx = 0; idx < dim(inputs, 1); idx++)
-        res = torch_add(res, torch_mul(select2(inputs, 0, idx), select(query, idx)));
+        res = torch_add(res, torch_mul(sel2(inputs, 0, idx), sel(query, idx)));
     print(res);
-    print(torch_dot(select(inputs, 0), query));
+    print(torch_dot(sel(inputs, 0), query));
     KEEP(res);
 
     In(5, "attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()");
@@ -73,22 +73,22 @@ int main(int argc, char **argv) {
 
     In(8, "query = inputs[1] # 2nd input token is the query");
     Tensor context_vec_2 = tensor_zeros(shape(query));
-    for (int i = 0; i < num_tokens; i++) torch_add_(context_vec_2, torch_mul(select(attn_weights_2, i), select(inputs, i)));
+    for (int i = 0; i < num_tokens; i++) torch_add_(context_vec_2, torch_mul(sel(attn_weights_2, i), sel(inputs, i)));
     print(context_vec_2);
     KEEP(context_vec_2);
 
     // The same loop, printing each step: print(f"{i} | {attention_weights_2[i]:.2f} * {x_i}")
     Transcript("001 In [10]", "query = inputs[1]");
-    for (int i = 0; i < num_tokens; i++) print(i, "|", fixed(item(select(attn_weights_2, i)), 2), "*", select(inputs, i));
+    for (int i = 0; i < num_tokens; i++) print(i, "|", fixed(item(sel(attn_weights_2, i)), 2), "*", sel(inputs, i));
 
     // Retrieval practice: the same three steps for the query "Your".
     Transcript("001 In [14]", "# Compute attention scores");
-    query = select(inputs, 0);
+    query = sel(inputs, 0);
     Tensor attn_scores_1 = tensor_zeros(SIZE(num_tokens));
-    for (int i = 0; i < num_tokens; i++) AT(attn_scores_1, i) = item(torch_dot(query, select(inputs, i)));
+    for (int i = 0; i < num_tokens; i++) AT(attn_scores_1, i) = item(torch_dot(query, sel(inputs, i)));
     Tensor attn_weights_1 = torch_softmax(attn_scores_1, 0);
     Tensor context_vec_1 = tensor_zeros(shape(query));
-    for (int i = 0; i < num_tokens; i++) torch_add_(context_vec_1, torch_mul(select(attn_weights_1, i), select(inputs, i)));
+    for (int i = 0; i < num_tokens; i++) torch_add_(context_vec_1, torch_mul(sel(attn_weights_1, i), sel(inputs, i)));
     print(context_vec_1);
     KEEP(attn_scores_1);
     KEEP(attn_weights_1);
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     Tensor attn_scores = tensor_empty(SIZE(num_tokens, num_tokens));
     for (int i = 0; i < num_tokens; i++)
         for (int j = 0; j < num_tokens; j++)
-            AT(attn_scores, i, j) = item(torch_dot(select(inputs, i), select(inputs, j)));
+            AT(attn_scores, i, j) = item(torch_dot(sel(inputs, i), sel(inputs, j)));
     print(attn_scores);
     keep("attn_scores (In [9])", attn_scores);
 

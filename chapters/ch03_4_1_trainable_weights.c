@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     print(shape(inputs));
 
     In(15, "x_2 = inputs[1] # second input element");
-    Tensor x_2 = select(inputs, 1);
+    Tensor x_2 = sel(inputs, 1);
     int d_in = dim(inputs, 1);     // the input embedding size, d=3
     int d_out = setting_int("d_out", 2);  // the output embedding size, d=2
 
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
     KEEP(queries);
 
     In(19, "keys_2 = keys[1] # Python starts index at 0");
-    Tensor keys_2 = select(keys, 1);
+    Tensor keys_2 = sel(keys, 1);
     Tensor attn_score_22 = torch_dot(query_2, keys_2);
     print(attn_score_22);
     KEEP(attn_score_22);

@@ -43,10 +43,10 @@ int main(int argc, char **argv) {
     keep("a @ a.transpose(2, 3)", products);
 
     In(38, "first_head = a[0, 0, :, :]");
-    Tensor first_head = select2(a, 0, 0);
+    Tensor first_head = sel2(a, 0, 0);
     Tensor first_res = torch_matmul(first_head, torch_T(first_head));
     print("First head:\n", first_res);
-    Tensor second_head = select2(a, 0, 1);
+    Tensor second_head = sel2(a, 0, 1);
     Tensor second_res = torch_matmul(second_head, torch_T(second_head));
     print("\nSecond head:\n", second_res);
     KEEP(first_res);

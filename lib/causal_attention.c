@@ -40,7 +40,7 @@ Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens) {
     // The book's classes index the buffer with [:num_tokens, :num_tokens];
     // more tokens than context_length would not fit (torch raises there).
     if (num_tokens > mask.shape[0])
-        die(EXIT_BAD_INPUT, "%s: %s: expected at most context_length = %d tokens, found %d",
+        die(EXIT_BAD_INPUT, "%s: %s: expected inputs of at most context_length = %d tokens, found %d",
             runtime_fixture_label(), module, mask.shape[0], num_tokens);
     return torch_slice2(torch_bool(mask), num_tokens, num_tokens);
 }
@@ -53,6 +53,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
             runtime_fixture_label(), m->name, s);
     }
     const int num_tokens = dim(x, 1);
+    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
     Tensor keys = linear_forward(&m->W_key, x);
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
@@ -60,7 +61,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor keys_T = torch_transpose(keys, 1, 2);
     Tensor attn_scores = torch_matmul(queries, keys_T);
     tensor_free(keys_T);
-    torch_masked_fill_(&attn_scores, causal_mask_bool(m->name, m->mask, num_tokens), -INFINITY);
+    torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, m->softmax_dim);
     tensor_free(scaled);

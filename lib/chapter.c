@@ -29,7 +29,7 @@ static struct {
 const Options *runtime_options(void) { return &ch.opt; }
 Fixture *runtime_fixture(void) { return ch.fixture; }
 Dump *runtime_dump(void) { return ch.dump; }
-const char *runtime_fixture_label(void) { return ch.fixture ? fixture_path(ch.fixture) : "the input"; }
+const char *runtime_fixture_label(void) { return error_input(); }
 
 static void check_chapter_attribute(void) {
     char err[FIXTURE_ERR_LEN], found[128];
@@ -63,6 +63,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
     ch.fixture = fixture_open(path, ch.opt.group, err);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
+    error_set_input(fixture_path(ch.fixture));
     check_chapter_attribute();
     if (ch.opt.dump) {
         // The fixture is read into memory, not held open: the dump refuses

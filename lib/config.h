@@ -8,13 +8,14 @@
 // so in a line of its output ("# d_out = 16 here; the book has 2").
 //
 // Every attribute is checked for type and range before it is used (the table
-// in config.c), and every dataset for type and shape; a failure is one line
+// in settings.c), and every dataset for type and shape; a failure is one line
 // naming the file, the attribute or dataset, what was expected and found.
 #ifndef LITATTN_CONFIG_H
 #define LITATTN_CONFIG_H
 
 #include <stdbool.h>
 
+#include "settings.h"
 #include "tensor.h"
 
 // The fixture's dataset `name`, float32 of shape `want` (SIZE_ANY: any length
@@ -25,19 +26,5 @@ bool has_input(const char *name);
 int setting_int(const char *name, int book);
 double setting_float(const char *name, double book);
 bool setting_bool(const char *name, bool book);
-
-// The rule an attribute is checked against; NULL for an unknown name. A
-// name may carry a site prefix ("exercise_3_3.d_in"): the rule of its last
-// part applies. Shared with the errors catalogue (tools/make_malformed.c).
-typedef enum { SETTING_INT, SETTING_FLOAT, SETTING_BOOL, SETTING_SEED, SETTING_TEXT } SettingKind;
-typedef struct {
-    const char *name;
-    SettingKind kind;
-    long long min, max;   // SETTING_INT: the range; SETTING_FLOAT: [min, max] as doubles
-    const char *about;
-} SettingRule;
-const SettingRule *setting_rule(const char *name);
-extern const SettingRule setting_rules[];
-extern const int n_setting_rules;
 
 #endif

@@ -73,6 +73,10 @@ void error_on_cleanup(void (*fn)(void)) {
 
 void error_stdout_closed(void) { stdout_closed = 1; }
 
+static const char *input_label = "the input";
+void error_set_input(const char *label) { input_label = label ? label : "the input"; }
+const char *error_input(void) { return input_label; }
+
 void error_cleanup(void) {
     if (!stdout_closed) fflush(stdout);  // what the chapter printed so far comes first
     while (n_cleanups > 0) cleanups[--n_cleanups]();

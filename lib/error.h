@@ -21,6 +21,11 @@ void error_on_cleanup(void (*fn)(void));
 void error_cleanup(void);
 // Tells die() that stdout is closed and must not be flushed any more.
 void error_stdout_closed(void);
+// How messages about the data being computed name where it came from (the
+// chapter runtime sets the fixture's path; "the input" until then): a shape
+// that cannot be computed is the input's fault, and the message says whose.
+void error_set_input(const char *label);
+const char *error_input(void);
 
 // Copies `in` to `out` (at most len - 1 bytes and a NUL; len 0 writes
 // nothing) with every byte a terminal could act on written as \xNN:

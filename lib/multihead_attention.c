@@ -87,6 +87,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             runtime_fixture_label(), m->name, s);
     }
     const int b = dim(x, 0), num_tokens = dim(x, 1);
+    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
     Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
     Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
@@ -94,7 +95,6 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     Tensor keys_T = torch_transpose(keys, 2, 3);
     Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each head
     tensor_free(keys_T);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
 
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));

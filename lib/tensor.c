@@ -67,7 +67,8 @@ static Tensor make(Size s, bool zero) {
     if (n > TENSOR_MAX_NUMEL) {
         char shape_s[96];
         size_format(s, shape_s, sizeof shape_s);
-        die(EXIT_BAD_INPUT, "expected tensors of at most 2^26 elements, found one of shape %s to make", shape_s);
+        die(EXIT_BAD_INPUT, "%s: expected inputs that make tensors of at most 2^26 elements, found ones that make "
+            "a tensor of shape %s", error_input(), shape_s);
     }
     Tensor t = {0};
     t.ndim = s.ndim;
@@ -168,11 +169,12 @@ void size_format(Size s, char *buf, size_t len) {
 
 // --- views ------------------------------------------------------------------------
 
-Tensor select(Tensor t, int i) {
+Tensor sel(Tensor t, int i) {
     if (t.ndim == 0) die(EXIT_BAD_INPUT, "indexing a 0-d tensor");
     int k = i < 0 ? i + t.shape[0] : i;
     if (k < 0 || k >= t.shape[0])
-        die(EXIT_BAD_INPUT, "index %d is out of bounds for dimension 0 with size %d", i, t.shape[0]);
+        die(EXIT_BAD_INPUT, "%s: expected inputs with an index %d on an axis, found %d entries there", error_input(),
+            i, t.shape[0]);
     Tensor v = t;
     v.ndim = t.ndim - 1;
     memmove(v.shape, t.shape + 1, sizeof(int) * (size_t)v.ndim);
@@ -184,14 +186,14 @@ Tensor select(Tensor t, int i) {
     return v;
 }
 
-Tensor select2(Tensor t, int i, int j) { return select(select(t, i), j); }
+Tensor sel2(Tensor t, int i, int j) { return sel(sel(t, i), j); }
 
 Tensor view(Tensor t, Size s) {
     if (size_numel(s) != numel(t)) {
         char have[96], want[96];
         size_format(shape(t), have, sizeof have);
         size_format(s, want, sizeof want);
-        die(EXIT_BAD_INPUT, "view: shape %s is invalid for a tensor of shape %s", want, have);
+        die(EXIT_BAD_INPUT, "%s: view: expected a shape of as many elements as %s, found %s", error_input(), have, want);
     }
     Tensor v = t;
     v.ndim = s.ndim;
@@ -211,7 +213,8 @@ float *at(Tensor t, int n, const int *index) {
     size_t off = 0;
     for (int i = 0; i < n; i++) {
         if (index[i] < 0 || index[i] >= t.shape[i])
-            die(EXIT_BAD_INPUT, "index %d is out of bounds for dimension %d with size %d", index[i], i, t.shape[i]);
+            die(EXIT_BAD_INPUT, "%s: expected inputs with an index %d on axis %d, found %d entries there",
+                error_input(), index[i], i, t.shape[i]);
         off = off * (size_t)t.shape[i] + (size_t)index[i];
     }
     return t.data + off;

@@ -66,8 +66,8 @@ void shape_format(int ndim, const long long *dims, char *buf, size_t len);
 void size_format(Size s, char *buf, size_t len);
 
 // --- views: no copy, no allocation ----------------------------------------------------
-Tensor select(Tensor t, int i);             // t[i]: drops the first axis; negative i counts from the end
-Tensor select2(Tensor t, int i, int j);     // t[i, j]
+Tensor sel(Tensor t, int i);             // t[i]: drops the first axis; negative i counts from the end
+Tensor sel2(Tensor t, int i, int j);     // t[i, j]
 Tensor view(Tensor t, Size s);              // t.view(*s): the same floats, another shape
 float item(Tensor t);                       // t.item() of a one-element tensor
 // The float at t[i, j, ...] (as many indices as t has axes), for loops that

@@ -72,7 +72,7 @@ static void each_shown(Tensor t, bool summarize, void (*fn)(float, void *), void
     }
     const int n = t.shape[0];
     const bool cut = axis_cut(n, summarize);
-    for (int i = 0; i < n; i = next_index(i, n, cut)) each_shown(select(t, i), summarize, fn, ctx);
+    for (int i = 0; i < n; i = next_index(i, n, cut)) each_shown(sel(t, i), summarize, fn, ctx);
 }
 
 // --- step 1: the formatter ---------------------------------------------------------
@@ -175,7 +175,7 @@ static void put_slices(StrBuf *b, Tensor t, int indent, bool summarize, const Fo
             for (int k = 0; k < t.ndim - 1; k++) sb_putc(b, '\n');
             sb_spaces(b, indent + 1);
         }
-        put_slices(b, select(t, i), indent + 1, summarize, f);
+        put_slices(b, sel(t, i), indent + 1, summarize, f);
         if (cut && i == EDGEITEMS - 1) {
             sb_putc(b, ',');
             for (int k = 0; k < t.ndim - 1; k++) sb_putc(b, '\n');

@@ -77,8 +77,11 @@ typedef struct {
     const char *name;
     int draws_weights;  // its --help offers --seed
     char *good_out;     // what it prints on its good fixture (NULL until run)
+    double good_cpu;    // and the CPU time that took
     char *good_path;    // that fixture
-    char *nan_input;    // the catalogue's input_nan case: fails after --dump has begun
+    // A catalogue case that fails after --dump has begun (too many tokens:
+    // refused once the scores would be made), and what its error names.
+    char *late_failure, *late_mention;
     // Attributes the chapter was probed for: read (refused a value of another type) or not.
     char *probed[64];
     int probe_read[64], n_probed;
@@ -104,6 +107,7 @@ static struct {
 typedef struct {
     RunResult run;
     char line[2048];      // stderr's first line, for the report
+    double cpu_allowed;   // the CPU time this run may take
     char why[8][320];     // reasons for a FAIL
     int n_why;
 } Verdict;
@@ -185,6 +189,12 @@ static int run_chapter_with(const char *kase, const char *chapter, char *const a
         return 0;
     }
     if (v->run.timed_out) reason(v, "still running after %.0f s: killed", o.limit);
+    // A refusal is quick; a case that fails only at the end (a --dump that
+    // cannot be written) may take what the chapter's whole computation takes.
+    // The good run itself is the measurement: it may take what a full
+    // computation takes on a busy machine (the wall-clock limit still holds).
+    const Chapter *ch = chapter_named(chapter);
+    v->cpu_allowed = ch->good_out ? g.cpu_limit + 2.0 * ch->good_cpu : 30.0 * g.cpu_limit;
     snprintf(v->line, sizeof v->line, "%.*s", (int)strcspn(v->run.err, "\n"), v->run.err);
     if (v->run.cpu_seconds > g.slowest) {
         g.slowest = v->run.cpu_seconds;
@@ -227,8 +237,8 @@ static void check_no_control_characters(Verdict *v) {
 }
 
 static void check_fast(Verdict *v) {
-    if (g.cpu_limit > 0 && !g.n_wrap && v->run.cpu_seconds >= g.cpu_limit)
-        reason(v, "took %.3f s of CPU time, limit %.3f s", v->run.cpu_seconds, g.cpu_limit);
+    if (g.cpu_limit > 0 && !g.n_wrap && v->run.cpu_seconds >= v->cpu_allowed)
+        reason(v, "took %.3f s of CPU time, limit %.3f s", v->run.cpu_seconds, v->cpu_allowed);
 }
 
 // The rules every failing run must keep: exit code, one line, named, quiet, fast.
@@ -282,7 +292,9 @@ static const char *next_value_line(const char **s, size_t *len) {
         const char *line = *s;
         size_t n = strcspn(line, "\n");
         *s = line + n + (line[n] == '\n');
-        if (strncmp(line, ">>> ", 4) != 0) {
+        // Markers and the chapter's notes about the run ("# d_out = 3 here;
+        // the book has 2") echo attributes; values are what is compared.
+        if (strncmp(line, ">>> ", 4) != 0 && strncmp(line, "# ", 2) != 0) {
             *len = n;
             return line;
         }
@@ -396,7 +408,10 @@ static int read_catalogue(const char *path, Case *cases) {
             if (!*slot[i]) exit(1);
         }
         Chapter *ch = chapter_named(c->chapter);
-        if (!strncmp(c->kase, "input_nan:", 10) && !ch->nan_input) ch->nan_input = c->path;
+        if (!strncmp(c->kase, "too_many_tokens:", 16) && !ch->late_failure) {
+            ch->late_failure = c->path;
+            ch->late_mention = c->mention;
+        }
     }
     fclose(f);
     return n;
@@ -436,6 +451,7 @@ static void check_good(const Case *c) {
     check_fast(&v);
     if (!v.n_why) {
         ch->good_out = strdup(v.run.out);
+        ch->good_cpu = v.run.cpu_seconds;
         snprintf(v.line, sizeof v.line, "(accepted: exit 0, %zu bytes on stdout, stderr empty)", strlen(v.run.out));
     }
     finish(c->kase, c->chapter, &v);
@@ -546,7 +562,7 @@ static const CommandLine command_lines[] = {
     {"group_without_fixture", {"--group", "g"}, 2, "--group", ALL},
     {"stray_argument", {"stray"}, 2, "stray", ALL},
     {"stray_after_help", {"--help", "stray"}, 2, "stray", ALL},
-    {"control_characters_in_an_option", {"--\x1b[2J\x9b\xc2\x9b"}, 2, "--?[2J", ALL},
+    {"control_characters_in_an_option", {"--\x1b[2J\x9b\xc2\x9b"}, 2, "--\\x1b[2J\\x9b\\xc2\\x9b", ALL},
     {"dump_into_missing_directory", {"--dump", "@DUMP"}, 1, "@DUMP", ALL},
     {"dump_onto_a_directory", {"--dump", "@DIR"}, 1, "@DIR", ALL},
     {"dump_onto_the_fixture", {"--fixture", "@GOOD", "--dump", "@GOOD"}, 1, "@GOOD", ALL},

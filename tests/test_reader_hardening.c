@@ -209,12 +209,12 @@ static void test_ranks_and_limits(void) {
 
     Fixture *fx = fixture_open(path, NULL, err);
     Tensor t;
-    ok = fx && !fixture_read(fx, "over", (Shape){1, {SHAPE_ANY}}, &t, err) && SAYS(err, "at most 1048576 elements");
+    ok = fx && !fixture_read(fx, "over", (Size){1, {SIZE_ANY}}, &t, err) && SAYS(err, "at most 1048576 elements");
     report(ok, "2^20 + 1 values: past a fixture's limit", err);
     fixture_close(fx);
     FixtureOptions trusted = {.max_elements = 1LL << 26};
     fx = fixture_open_with(path, NULL, &trusted, err);
-    ok = fx && fixture_read(fx, "over", (Shape){1, {SHAPE_ANY}}, &t, err) && t.data[1 << 20] == (float)(1 << 20);
+    ok = fx && fixture_read(fx, "over", (Size){1, {SIZE_ANY}}, &t, err) && t.data[1 << 20] == (float)(1 << 20);
     report(ok, "2^20 + 1 values: read with a raised limit", ok ? "read" : err);
     fixture_close(fx);
 
@@ -226,7 +226,7 @@ static void test_ranks_and_limits(void) {
         snprintf(name, sizeof name, "g%d", g);
         Fixture *grp = fixture_group(all, name, err);
         ok = grp && fixture_attr_string(grp, "kernel", kernel, sizeof kernel, err) && !strcmp(kernel, name) &&
-             fixture_read(grp, "x", (Shape){1, {g + 1}}, &t, err) && strstr(fixture_path(grp), name) != NULL;
+             fixture_read(grp, "x", (Size){1, {g + 1}}, &t, err) && strstr(fixture_path(grp), name) != NULL;
         fixture_close(grp);
     }
     report(ok, "fixture_open_all: each group answered from one snapshot", ok ? "3 groups" : err);
@@ -359,7 +359,7 @@ static void test_limits(void) {
     FixtureOptions mem = {.max_elements = 1 << 24, .memory_bytes = vm_size() + (16 << 20)};
     fx = fixture_open_with(path, NULL, &mem, err);
     Tensor t;
-    int ok = fx ? !fixture_read(fx, "unstored", (Shape){1, {SHAPE_ANY}}, &t, err) &&
+    int ok = fx ? !fixture_read(fx, "unstored", (Size){1, {SIZE_ANY}}, &t, err) &&
                       SAYS(err, "'unstored'", "MiB of memory")
                 : SAYS(err, path, "MiB of memory");
     report(ok, "the memory limit", err);
@@ -389,7 +389,7 @@ static void test_dump_targets(void) {
 
     // A whole dump, written and committed: the file appears, nothing else.
     Dump *d = dump_open(target, &in, 1, err, sizeof err);
-    Tensor x = tensor_vector(3);
+    Tensor x = tensor_zeros(SIZE(3));
     int ok = d && dump_add(d, "x", "output", x, err, sizeof err) && dump_commit(d, err, sizeof err);
     report(ok && access(target, R_OK) == 0, "dump_open, dump_add, dump_commit", ok ? target : err);
     // Aborted: the old file stays.
@@ -405,7 +405,7 @@ static void test_dump_targets(void) {
     getrlimit(RLIMIT_FSIZE, &old_limit);
     low.rlim_max = old_limit.rlim_max;
     d = dump_open(target, &in, 1, err, sizeof err);
-    Tensor big = tensor_vector(4096);
+    Tensor big = tensor_zeros(SIZE(4096));
     ok = d && dump_add(d, "big", "output", big, err, sizeof err);
     setrlimit(RLIMIT_FSIZE, &low);
     int committed = ok && dump_commit(d, err, sizeof err);

@@ -150,7 +150,7 @@ static void check_target(const char *path) {
         check_scratch(path);
         return;
     }
-    Tensor t = tensor_vector(2);
+    Tensor t = tensor_zeros(SIZE(2));
     if (!dump_add(d, "x", "output", t, err, sizeof err)) broken("dump_add", err);
     if (!dump_commit(d, err, sizeof err)) broken("dump_commit", err);
     // The written file goes again, unless it replaced one of the fixed set;

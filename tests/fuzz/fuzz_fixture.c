@@ -55,11 +55,11 @@ static void check_err(const char *call, const char *err) {
     if (strchr(err, '\n')) broken(call, err);
 }
 
-static void check_tensor(const char *name, Shape want, Tensor t, int finite) {
-    Shape have = tensor_shape(t);
-    if (!shape_matches(want, have)) broken(name, "tensor shape differs from the wanted one");
+static void check_tensor(const char *name, Size want, Tensor t, int finite) {
+    Size have = shape(t);
+    if (!size_matches(want, have)) broken(name, "tensor shape differs from the wanted one");
     if (!t.data) broken(name, "tensor without data");
-    int n = tensor_numel(t);
+    int n = numel(t);
     if (n <= 0) broken(name, "empty tensor returned as success");
     for (int i = 0; i < n; i++) {
         volatile float v = t.data[i];  // touch every value: ASan checks the allocation
@@ -67,7 +67,7 @@ static void check_tensor(const char *name, Shape want, Tensor t, int finite) {
     }
 }
 
-static void read_one(Fixture *fx, const char *name, Shape want, int finite) {
+static void read_one(Fixture *fx, const char *name, Size want, int finite) {
     char err[FIXTURE_ERR_LEN];
     memset(err, 0, sizeof err);
     Tensor t;
@@ -117,12 +117,12 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
         if (!fixture_attr_int(fx, "skip", &v, err)) check_err("fixture_attr_int", err);
     }
 
-    read_one(fx, "inputs", (Shape){2, {SHAPE_ANY, SHAPE_ANY}}, 1);
-    read_one(fx, "W_query", (Shape){2, {SHAPE_ANY, SHAPE_ANY}}, 1);
-    read_one(fx, "W_query.weight", (Shape){2, {SHAPE_ANY, SHAPE_ANY}}, 1);
-    read_one(fx, "W_query.bias", (Shape){1, {SHAPE_ANY}}, 1);
-    read_one(fx, "tensor", (Shape){1, {SHAPE_ANY}}, 1);
-    read_one(fx, "attn_score_22", (Shape){0, {0, 0}}, 0);
+    read_one(fx, "inputs", (Size){2, {SIZE_ANY, SIZE_ANY}}, 1);
+    read_one(fx, "W_query", (Size){2, {SIZE_ANY, SIZE_ANY}}, 1);
+    read_one(fx, "W_query.weight", (Size){2, {SIZE_ANY, SIZE_ANY}}, 1);
+    read_one(fx, "W_query.bias", (Size){1, {SIZE_ANY}}, 1);
+    read_one(fx, "tensor", (Size){1, {SIZE_ANY}}, 1);
+    read_one(fx, "attn_score_22", (Size){0, {0, 0}}, 0);
     (void)fixture_has(fx, "context_vec");
 
     // Every dataset, read as the test drivers read outputs: any shape of its rank.
@@ -130,9 +130,9 @@ static void exercise(Fixture *fx, int walk_groups, const char *path) {
     memset(err, 0, sizeof err);
     if (!fixture_each_dataset(fx, collect, &ds, err)) check_err("fixture_each_dataset", err);
     for (int i = 0; i < ds.n; i++) {
-        read_one(fx, ds.name[i], (Shape){0, {0, 0}}, 0);
-        read_one(fx, ds.name[i], (Shape){1, {SHAPE_ANY}}, 0);
-        read_one(fx, ds.name[i], (Shape){2, {SHAPE_ANY, SHAPE_ANY}}, 0);
+        read_one(fx, ds.name[i], (Size){0, {0, 0}}, 0);
+        read_one(fx, ds.name[i], (Size){1, {SIZE_ANY}}, 0);
+        read_one(fx, ds.name[i], (Size){2, {SIZE_ANY, SIZE_ANY}}, 0);
     }
 
     struct names gs = {0};
