@@ -52,6 +52,7 @@
 typedef struct {
     char name[128];
     H5T_class_t cls;
+    int digest;  // <tensor>.role/.sha256/.shape: a digest-only tensor's record, for fixture_check
 } RootAttr;
 
 // A chapter as chapters.txt and its book fixture describe it.
@@ -401,6 +402,9 @@ static void attr_cases(const Chapter *ch, const RootAttr *at) {
     if (is_string) put_int_attr(f, attr, 7);
     else put_string_attr(f, attr, "probe");
     ADONE();
+    // A digest record is read by fixture_check, never by the chapter: its
+    // probe shows that, and the other kinds would only be skipped.
+    if (at->digest) return;
 
     if (!optional) {
         ACASE("missing");
@@ -970,6 +974,8 @@ static herr_t visit_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
     RootAttr *a = &ch->attrs[ch->n_attrs++];
     snprintf(a->name, sizeof a->name, "%s", name);
     a->cls = H5Tget_class(type);
+    const char *dot = strrchr(name, '.');
+    a->digest = dot && (!strcmp(dot, ".role") || !strcmp(dot, ".sha256") || !strcmp(dot, ".shape"));
     H5Tclose(type);
     H5Aclose(attr);
     return 0;
@@ -1023,7 +1029,11 @@ int main(int argc, char **argv) {
             weight_shape_cases(ch, ch->weights[w]);
         }
         if (ch->n_weights) consistency_cases(ch);
-        for (int a = 0; a < ch->n_attrs; a++) attr_cases(ch, &ch->attrs[a]);
+        // Every attribute the chapter may read; of the digest records (a
+        // GPT-2 size run each, to the end), the first one's probe only.
+        int digests = 0;
+        for (int a = 0; a < ch->n_attrs; a++)
+            if (!ch->attrs[a].digest || digests++ == 0) attr_cases(ch, &ch->attrs[a]);
         if (has_attr(ch, "chapter")) chapter_attr_cases(ch);
         if (has_attr(ch, "qkv_bias")) bias_cases(ch);
     }
