@@ -426,10 +426,12 @@ static void dropout_case(uint64_t seed, long skip, long n, double keep) {
 
 static void test_dropout(void) {
     static const long ns[] = {1, 7, 8, 9, 15, 16, 17, 311, 312, 313, 511, 512, 513, 624, 1000, 1250, 5000};
-    static const double keeps[] = {0.5, 0.9, 0.8, 0.1, 1.0 / 3.0, 0.7, 0.95};
+    // 0.975 and 0.877 (p = 0.025, 0.123): 1.0f / (float)keep differs there
+    // from (float)(1.0 / keep), a scale rounded once in double.
+    static const double keeps[] = {0.5, 0.9, 0.8, 0.1, 1.0 / 3.0, 0.7, 0.95, 0.975, 0.877};
     static const uint64_t seeds[] = {123, 42, 0, 789, 0xffffffffu};
     for (int s = 0; s < 5; s++)
-        for (int i = 0; i < 17; i++) dropout_case(seeds[s], (s * 311 + i) % 700, ns[i], keeps[(s + i) % 7]);
+        for (int i = 0; i < 17; i++) dropout_case(seeds[s], (s * 311 + i) % 700, ns[i], keeps[(s + i) % 9]);
     // keep at the ends: 1 (all kept), 0 and below (none kept: 1/0 and 0/0),
     // a keep just below 1, a tiny keep (all dropped at float 0), NaN
     static const double odd_keeps[] = {1.0, 0.0, -0.5, 1.5, 0.99999999999999989, 1e-300, 0x1p-53, NAN};

@@ -59,7 +59,7 @@ static int read_case_tensor(Fixture *fx, Tensor *t, char *err) {
     }
     s.ndim = (int)ndim;
     for (int i = 0; i < s.ndim; i++) {
-        char key[8];
+        char key[16];
         long long d;
         snprintf(key, sizeof key, "dim%d", i);
         if (!fixture_attr_int(fx, key, &d, err)) return 0;

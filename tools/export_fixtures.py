@@ -1298,6 +1298,10 @@ def new_class_configs():
     drop(0, -1, 33, 8, 4, 0.5)
     drop(2**32 + 1, 7, 4, 3, 2, 0.0)
     drop(-3, 789, 6, 3, 2, 0.5, "nan")
+    # p = 0.025, 0.123: the kept scale 1.0f / (float)(1 - p) differs in its
+    # last bit from (float)(1.0 / (1 - p)), a scale rounded in double.
+    drop(11, 789, 12, 3, 2, 0.025)
+    ca(5, 2, 9, 9, 3, 4, 0.123, 1, 0)
     return out
 
 
@@ -1327,6 +1331,12 @@ def sweep_configs():
             name += f"_bias{bias}"
             st["qkv_bias"] = bias
         out.append(_cfg(chapter, f"{name}_{special}", {None: seed}, st, T, d_in, inputs_seed, special=special))
+    # §3.3's dot products (torch.dot, sdot) on a zero query (inputs[1]) and
+    # all-negative rows: every product is -0, and +0 + -0 + ... is +0, which
+    # a sum started at the first product would print as -0.
+    for T, d_in, inputs_seed in [(3, 3, 10201), (6, 1, 10202), (9, 5, 10203)]:
+        out.append(_cfg("ch03_3_simplified_attention", f"simple_T{T}_din{d_in}_zeroquery", {}, {}, T, d_in,
+                        inputs_seed, special="zeroquery"))
     out += new_class_configs()
     names = [c["name"] for c in out]
     dup = {n for n in names if names.count(n) > 1}
@@ -1343,6 +1353,9 @@ def apply_special(x, special):
         x[..., rows[:2], :] = 0.0
     elif special == "negrows":
         x[..., rows[-2:], :] = -x[..., rows[-2:], :].abs() - 0.125
+    elif special == "zeroquery":  # row 1 (the query of §3.3) zero, the others all negative
+        x[...] = -x.abs() - 0.125
+        x[..., 1, :] = 0.0
     elif special == "nan":
         x[..., T // 2, x.shape[-1] // 2] = float("nan")
     elif special:
