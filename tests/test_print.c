@@ -76,7 +76,7 @@ static int read_case_tensor(Fixture *fx, Tensor *t, char *err) {
     return fixture_read(fx, "tensor", s, t, err);
 }
 
-static void check_case(const char *path, const char *name) {
+static void check_case(Fixture *all, const char *name) {
     char err[FIXTURE_ERR_LEN];
     char *want_repr = malloc(TEXT_LEN), *want_size = malloc(TEXT_LEN), *kind = malloc(TEXT_LEN);
     char grad_fn[64] = "";
@@ -84,7 +84,7 @@ static void check_case(const char *path, const char *name) {
     Tensor t;
     int ok = 0;
     checked++;
-    Fixture *fx = fixture_open(path, name, err);
+    Fixture *fx = fixture_group(all, name, err);
     if (fx && read_text(fx, "repr", want_repr, err) && read_text(fx, "size", want_size, err) &&
         read_text(fx, "kind", kind, err) && read_case_tensor(fx, &t, err) &&
         (!fixture_has_attr(fx, "grad_fn") || fixture_attr_string(fx, "grad_fn", grad_fn, sizeof grad_fn, err))) {
@@ -115,15 +115,16 @@ int main(int argc, char **argv) {
     error_set_program(argv[0]);
     if (argc != 2) die(EXIT_USAGE, "usage: %s printer_cases.h5", argv[0]);
     char err[FIXTURE_ERR_LEN];
-    Fixture *root = fixture_open(argv[1], NULL, err);
+    // One reading of the file (one snapshot child), every case answered from it.
+    Fixture *root = fixture_open_all(argv[1], err);
     if (!root) die(EXIT_BAD_INPUT, "%s", err);
     char *cases = malloc(TEXT_LEN);
     if (!cases) die(EXIT_BAD_INPUT, "out of memory");
     if (!read_text(root, "cases", cases, err)) die(EXIT_BAD_INPUT, "%s", err);
-    fixture_close(root);
 
     // "cases" lists the groups, one name a line.
-    for (char *name = strtok(cases, "\n"); name; name = strtok(NULL, "\n")) check_case(argv[1], name);
+    for (char *name = strtok(cases, "\n"); name; name = strtok(NULL, "\n")) check_case(root, name);
+    fixture_close(root);
     free(cases);
     tensor_release_all();
 
