@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import view_site  # noqa: E402
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe",
@@ -224,23 +227,6 @@ def screenshot(browser, session, full):
     return base64.b64decode(browser.call("Page.captureScreenshot", params, session)["data"])
 
 
-def ensure_site(build, site):
-    """Builds the site unless it was made from the same inputs
-    (book_view.py --if-stale), one test at a time (a lock beside it): the
-    `view` tests build the site themselves, so that neither the default
-    build nor `meson test`'s prerequisites run the chapters for it."""
-    import fcntl
-    os.makedirs(os.path.dirname(os.path.abspath(site)), exist_ok=True)
-    with open(os.path.abspath(site) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "book_view.py")
-        p = subprocess.run([sys.executable, tool, "--build", build, "--out", site, "--if-stale", "--no-fail"],
-                           capture_output=True, text=True)
-        print(p.stdout.strip() or "book_view: (no output)")
-        if p.stderr.strip():
-            print(p.stderr.strip())
-
-
 def main(argv):
     shots = None
     if "--shots" in argv:
@@ -257,7 +243,7 @@ def main(argv):
         print("SKIP: no chromium on PATH (apt-get install chromium); the browser test needs a real browser")
         return 77
     if "--build-site" in argv:  # the site of a build directory (SITE = BUILD/book-view), built first if stale
-        ensure_site(os.path.dirname(os.path.abspath(site)), site)
+        view_site.ensure_site(os.path.dirname(os.path.abspath(site)), site)
     if not os.path.exists(os.path.join(site, "index.html")):
         print(f"FAIL: no site at {site} (ninja -C build book-view)")
         return 1

@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapters import REPO_ROOT, table as chapter_table  # noqa: E402
 import extract_book_blocks as ebb  # noqa: E402
 import view_sources as vs  # noqa: E402
+import view_site  # noqa: E402
 
 failures = []
 
@@ -276,23 +277,6 @@ def check_notebook(site, book_dir):
           "its code cells follow ch03.ipynb's In [2] ... In [N]", f"{counts[:8]}...")
 
 
-def ensure_site(build, site):
-    """Builds the site unless it was made from the same inputs
-    (book_view.py --if-stale), one test at a time (a lock beside it): the
-    `view` tests build the site themselves, so that neither the default
-    build nor `meson test`'s prerequisites run the chapters for it."""
-    import fcntl
-    os.makedirs(os.path.dirname(os.path.abspath(site)), exist_ok=True)
-    with open(os.path.abspath(site) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "book_view.py")
-        p = subprocess.run([sys.executable, tool, "--build", build, "--out", site, "--if-stale", "--no-fail"],
-                           capture_output=True, text=True)
-        print(p.stdout.strip() or "book_view: (no output)")
-        if p.stderr.strip():
-            print(p.stderr.strip())
-
-
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(REPO_ROOT, "build"))
@@ -305,7 +289,7 @@ def main(argv):
         print(f"SKIP: no official notebooks at {os.path.join(a.book, 'official')} (the book's files sit beside the checkout)")
         return 77
     if a.build_site:
-        ensure_site(a.build, site)
+        view_site.ensure_site(a.build, site)
     if not os.path.exists(os.path.join(site, "view.json")):
         print(f"FAIL: no site at {site} (ninja -C {a.build} book-view)")
         return 1
