@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
@@ -32,6 +33,20 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                  "                  SITE.seed attribute, e.g. exercise_3_1)\n"
                  "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
                  "                  notebook cells did (at most 10^9)\n");
+}
+
+// At most 40 bytes of an argument as an error message shows it: control
+// characters escaped (text_escape), so that the message stays one line.
+typedef struct {
+    char text[4 * 40 + 1];
+} Shown;
+
+static Shown shown(const char *arg, size_t n) {
+    char cut[41];
+    snprintf(cut, sizeof cut, "%.*s", (int)(n > 40 ? 40 : n), arg);
+    Shown out;
+    text_escape(out.text, sizeof out.text, cut);
+    return out;
 }
 
 // The value of option `opt` at argv[*i]: after '=' or the next argument.
@@ -69,16 +84,16 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
         for (size_t i = 0; ok && i < n; i++)
             ok = (value[i] >= 'a' && value[i] <= 'z') || (value[i] >= '0' && value[i] <= '9') || value[i] == '_';
         if (!ok) {
-            snprintf(err, len, "--seed: expected N or SITE=N with SITE a name such as exercise_3_1, found '%.40s'",
-                     value);
+            snprintf(err, len, "--seed: expected N or SITE=N with SITE a name such as exercise_3_1, found '%s'",
+                     shown(value, strlen(value)).text);
             return 0;
         }
         site_len = n, text = eq + 1;
     }
     uint64_t v;
     if (!torch_parse_seed(text, &v)) {
-        snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%.40s'",
-                 text);
+        snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%s'",
+                 shown(text, strlen(text)).text);
         return 0;
     }
     memcpy(opt->seeds[opt->n_seeds].site, value, site_len);
@@ -96,7 +111,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
-            snprintf(err, len, "unexpected argument '%.40s'", arg);
+            snprintf(err, len, "unexpected argument '%s'", shown(arg, strlen(arg)).text);
             return CLI_USAGE;
         }
         const char *eq = strchr(arg, '=');
@@ -118,7 +133,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             snprintf(err, len, "%.*s: this chapter draws nothing at random", (int)n, arg);
             return CLI_USAGE;
         } else {
-            snprintf(err, len, "unknown option '%.*s'", (int)(n > 40 ? 40 : n), arg);
+            snprintf(err, len, "unknown option '%s'", shown(arg, n).text);
             return CLI_USAGE;
         }
         const char *value = value_of(argc, argv, &i, eq, name, err, len);
@@ -132,7 +147,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
     }
     if (skip_text) {
         if (!parse_count(skip_text, CLI_MAX_SKIP, &opt->skip)) {
-            snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%.40s'", skip_text);
+            snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%s'", shown(skip_text, strlen(skip_text)).text);
             return CLI_USAGE;
         }
         if (!opt->n_seeds) {
@@ -143,7 +158,8 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
     if (threads_text) {
         long long t;
         if (!parse_count(threads_text, CLI_MAX_THREADS, &t) || t < 1) {
-            snprintf(err, len, "--threads: expected a count in [1, %d], found '%.40s'", CLI_MAX_THREADS, threads_text);
+            snprintf(err, len, "--threads: expected a count in [1, %d], found '%s'", CLI_MAX_THREADS,
+                     shown(threads_text, strlen(threads_text)).text);
             return CLI_USAGE;
         }
         opt->threads = (int)t;

@@ -94,15 +94,19 @@ static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len
         check_value("--fixture", opt->fixture, argc, argv);
         check_value("--group", opt->group, argc, argv);
         check_value("--dump", opt->dump, argc, argv);
-        check_value("--seed", opt->seed, argc, argv);
+        if (opt->n_seeds < 0 || opt->n_seeds > CLI_MAX_SEEDS) broken("cli_parse", "n_seeds out of range");
         if (opt->group && !opt->fixture) broken("cli_parse", "--group accepted without --fixture");
         if (opt->skip < 0 || opt->skip > 1000000000LL) broken("cli_parse", "skip out of [0, 10^9]");
-        if (opt->skip && !opt->seed) broken("cli_parse", "skip without a seed");
-        if (!allow_seed && (opt->seed || opt->skip)) broken("cli_parse", "seed accepted by a chapter without weights");
-        if (opt->seed) {
+        if (opt->skip && !opt->n_seeds) broken("cli_parse", "skip without a seed");
+        if (!allow_seed && (opt->n_seeds || opt->skip)) broken("cli_parse", "seed accepted by a chapter without weights");
+        if (opt->threads < 1 || opt->threads > CLI_MAX_THREADS) broken("cli_parse", "threads out of range");
+        for (int i = 0; i < opt->n_seeds; i++) {
+            check_value("--seed", opt->seeds[i].text, argc, argv);
+            if (strnlen(opt->seeds[i].site, sizeof opt->seeds[i].site) == sizeof opt->seeds[i].site)
+                broken("cli_parse", "seed site not NUL-terminated");
             uint64_t want;
-            if (!reference_seed(opt->seed, &want)) broken("cli_parse", "accepted a seed strtoull/strtoll refuse");
-            if (want != opt->seed_value) broken("cli_parse", "seed_value differs from strtoull/strtoll");
+            if (!reference_seed(opt->seeds[i].text, &want)) broken("cli_parse", "accepted a seed strtoull/strtoll refuse");
+            if (want != opt->seeds[i].value) broken("cli_parse", "seed value differs from strtoull/strtoll");
         }
     }
     free(err);
@@ -144,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc0 == CLI_OK) {
         if (rc1 != CLI_OK) broken("cli_parse", "allowing --seed rejected a command line without it");
         if (with.fixture != without.fixture || with.group != without.group || with.dump != without.dump ||
-            with.help != without.help || with.seed || with.skip)
+            with.help != without.help || with.threads != without.threads || with.n_seeds || with.skip)
             broken("cli_parse", "allowing --seed changed the result of a command line without it");
     }
     if (memcmp(buf, orig, size + 1) != 0) broken("cli_parse", "modified argv");
