@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "pages.h"
 
 struct Dump {
     hid_t file;
@@ -238,6 +239,49 @@ static void free_dump(Dump *d) {
     free(d);
 }
 
+// --- the file's memory -------------------------------------------------------------
+// A dump at GPT-2 size is 129 MB, built in memory by HDF5's core driver and
+// copied once more by H5Fget_file_image: both buffers are pages_alloc'd
+// (huge pages). The core driver grows its buffer through file_realloc, a
+// MiB at a time; the block doubles, so most calls keep it.
+
+static struct {
+    void *block;  // the core driver's buffer (one file at a time)
+    size_t cap;
+} file_mem;
+
+static void *file_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata) {
+    (void)op, (void)udata;
+    if (ptr != file_mem.block) return NULL;  // not ours: refuse rather than guess
+    if (size <= file_mem.cap) return ptr;
+    // From one huge page up: even a small dump's MiB would be 256 faults.
+    size_t cap = file_mem.cap ? 2 * file_mem.cap : pages_rounded(size > PAGES_HUGE ? size : PAGES_HUGE);
+    while (cap < size) cap *= 2;
+    void *grown = pages_alloc(cap);
+    if (!grown) return NULL;
+    if (ptr) memcpy(grown, ptr, file_mem.cap);
+    free(ptr);
+    file_mem.block = grown, file_mem.cap = cap;
+    return grown;
+}
+
+static void *file_malloc(size_t size, H5FD_file_image_op_t op, void *udata) {
+    return file_realloc(file_mem.block, size, op, udata);
+}
+
+static void *file_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op, void *udata) {
+    (void)op, (void)udata;
+    return memcpy(dest, src, size);
+}
+
+static herr_t file_free(void *ptr, H5FD_file_image_op_t op, void *udata) {
+    (void)op, (void)udata;
+    if (ptr != file_mem.block) return -1;
+    free(ptr);
+    file_mem.block = NULL, file_mem.cap = 0;
+    return 0;
+}
+
 Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *err, size_t len) {
     char *final;
     mode_t mode;
@@ -280,6 +324,8 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_core(fapl, 1 << 20, 0);  // in memory, grown a MiB at a time, never written by HDF5
+    H5FD_file_image_callbacks_t memory = {file_malloc, file_memcpy, file_realloc, file_free, NULL, NULL, NULL};
+    H5Pset_file_image_callbacks(fapl, &memory);
     d->file = H5Fcreate(temp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (d->file < 0) write_failed(d, "the file", err, len);  // before any other call clears HDF5's error stack
     H5Pclose(fapl);
@@ -345,7 +391,7 @@ int dump_commit(Dump *d, char *err, size_t len) {
     // The file's bytes, as HDF5 built them in memory.
     char *image = NULL;
     ssize_t size = H5Fflush(d->file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(d->file, NULL, 0);
-    if (size <= 0 || !(image = malloc((size_t)size)) || H5Fget_file_image(d->file, image, (size_t)size) != size)
+    if (size <= 0 || !(image = pages_alloc((size_t)size)) || H5Fget_file_image(d->file, image, (size_t)size) != size)
         ok = size > 0 && !image ? write_error(d, ENOMEM, err, len) : write_failed(d, "the file", err, len);
     H5Fclose(d->file);  // in memory: nothing left to fail
     d->file = -1;

@@ -1,26 +1,24 @@
 // tensor.c: making tensors, their shapes, views, and the pool that frees them.
-#define _DEFAULT_SOURCE  // madvise(MADV_HUGEPAGE)
 #include "tensor.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "error.h"
+#include "pages.h"
 
 // --- the pool -------------------------------------------------------------------
 // Small tensors (a scalar, a row of a few floats: the element-by-element
 // loops of §3.3 make one per step) are cut from 64 KiB slabs, so a 1024 x
 // 1024 loop of dot products costs 4 MiB, as much as the scores it fills.
-// Large tensors get a block of their own, aligned for vector loads, which
-// tensor_free() can give back early. Fresh pages cost a fault each (about
-// 16 us on these machines: a 12 x 1024 x 1024 tensor of scores takes 12288
-// of them), so blocks of 2 MiB and more are asked for as transparent huge
-// pages, and a freed one is kept for the next tensor that fits it.
+// Large tensors get a block of their own (pages.h: aligned for vector loads,
+// on huge pages from 2 MiB up: a 12 x 1024 x 1024 tensor of scores would
+// otherwise take 12288 page faults), which tensor_free() can give back
+// early; a freed one is kept for the next tensor that fits it.
 
-enum { SMALL_BYTES = 256, SLAB_BYTES = 64 * 1024, ALIGN = 64 };
+enum { SMALL_BYTES = 256, SLAB_BYTES = 64 * 1024 };
 
 typedef struct Slab {
     struct Slab *next;
@@ -44,7 +42,7 @@ static float *small_alloc(size_t bytes) {
     return p;  // slabs are zeroed by calloc and never reused
 }
 
-enum { HUGE_BYTES = 2 * 1024 * 1024, SPARE_BLOCKS = 8 };
+enum { SPARE_BLOCKS = 8 };
 
 typedef struct {
     float *p;
@@ -67,9 +65,7 @@ static void track(float *p, size_t bytes) {
 }
 
 static float *block_alloc(size_t bytes, bool zero) {
-    const bool huge = bytes >= HUGE_BYTES;
-    const size_t align = huge ? HUGE_BYTES : ALIGN;
-    size_t rounded = (bytes + align - 1) & ~(align - 1);
+    size_t rounded = pages_rounded(bytes);
     // A spare block that fits, and is not more than twice the size.
     for (int i = 0; i < n_spare; i++) {
         if (spare[i].bytes < rounded || spare[i].bytes > 2 * rounded) continue;
@@ -79,9 +75,8 @@ static float *block_alloc(size_t bytes, bool zero) {
         track(b.p, b.bytes);
         return b.p;
     }
-    float *p = aligned_alloc(align, rounded);
+    float *p = pages_alloc(bytes);
     if (!p) die(EXIT_BAD_INPUT, "out of memory making a tensor of %zu bytes", bytes);
-    if (huge) (void)madvise(p, rounded, MADV_HUGEPAGE);  // advice only: no THP, no harm
     if (zero) memset(p, 0, rounded);
     track(p, rounded);
     return p;
