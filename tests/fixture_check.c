@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "pages.h"
 #include "harness.h"
+#include "pages.h"
 #include "ulp.h"
 
 typedef struct {
