@@ -199,16 +199,6 @@ static void compare_digests(Compare *c) {
     }
 }
 
-// Whether a fixture or group seeds anything: a "seed" or "SITE.seed" attribute.
-static int has_seed(Fixture *fx) {
-    for (int i = 0; i < fixture_attr_count(fx); i++) {
-        const char *name = fixture_attr_name(fx, i);
-        size_t len = strlen(name);
-        if (!strcmp(name, "seed") || (len > 5 && !strcmp(name + len - 5, ".seed"))) return 1;
-    }
-    return 0;
-}
-
 // Runs one chapter on one fixture (or one group of it) and compares. `want`:
 // that fixture or group already open (the sweep's, from one snapshot), or
 // NULL to open it here.
@@ -224,10 +214,9 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     if (group) argv[n++] = "--group", argv[n++] = (char *)group;
     argv[n++] = "--dump", argv[n++] = dump;
     SeedArgs seeds;
-    if (opt->from_seed && want && !has_seed(want)) {
-        // A sweep group of a chapter that draws nothing (§3.3): nothing to
-        // seed, so the run is the fixture's and bitexact checks it again.
-    } else if (opt->from_seed) {
+    // A sweep group of a chapter that draws nothing (§3.3) has nothing to
+    // seed: its run is the fixture's, and bitexact checks it again.
+    if (opt->from_seed && (!want || fixture_has_seed(want))) {
         if (want ? !fixture_seed_args_of(want, &seeds) : !fixture_seed_args(path, group, &seeds)) {
             unlink(dump);
             return 1;

@@ -192,19 +192,33 @@ int fixture_seed_args(const char *path, const char *group, SeedArgs *out) {
     return ok;
 }
 
+// Whether attribute `name` seeds a draw: "seed" (*site_len = 0) or
+// "SITE.seed" (*site_len = the length of SITE).
+static int is_seed_attr(const char *name, size_t *site_len) {
+    size_t len = strlen(name);
+    *site_len = len > 5 ? len - 5 : 0;
+    return !strcmp(name, "seed") || (len > 5 && !strcmp(name + len - 5, ".seed"));
+}
+
+int fixture_has_seed(Fixture *fx) {
+    size_t site_len;
+    for (int i = 0; i < fixture_attr_count(fx); i++)
+        if (is_seed_attr(fixture_attr_name(fx, i), &site_len)) return 1;
+    return 0;
+}
+
 int fixture_seed_args_of(Fixture *fx, SeedArgs *out) {
     char err[FIXTURE_ERR_LEN];
     memset(out, 0, sizeof *out);
     int ok = 1, texts = 0, seeds = 0;
     for (int i = 0; ok && i < fixture_attr_count(fx) && texts < 14; i++) {
         const char *name = fixture_attr_name(fx, i);
-        size_t len = strlen(name);
-        int main_site = !strcmp(name, "seed");
-        if (!main_site && (len < 6 || strcmp(name + len - 5, ".seed"))) continue;
+        size_t site_len;
+        if (!is_seed_attr(name, &site_len)) continue;
         char value[64];
         if (!(ok = fixture_attr_string(fx, name, value, sizeof value, err))) break;
-        if (main_site) snprintf(out->text[texts], sizeof out->text[0], "%s", value);
-        else snprintf(out->text[texts], sizeof out->text[0], "%.*s=%s", (int)(len - 5), name, value);
+        if (!strcmp(name, "seed")) snprintf(out->text[texts], sizeof out->text[0], "%s", value);
+        else snprintf(out->text[texts], sizeof out->text[0], "%.*s=%s", (int)site_len, name, value);
         out->argv[out->n++] = "--seed";
         out->argv[out->n++] = out->text[texts++];
         seeds++;

@@ -62,6 +62,9 @@ int fixture_seed_args(const char *path, const char *group, SeedArgs *out);
 // The same, from a fixture already open (a group of fixture_open_all).
 typedef struct Fixture Fixture;
 int fixture_seed_args_of(Fixture *fx, SeedArgs *out);
+// Whether it records any seed ("seed" or "SITE.seed"): a chapter that draws
+// nothing (§3.3) has none.
+int fixture_has_seed(Fixture *fx);
 
 // A scratch file path under $TMPDIR (or /tmp), with `tag` in its name; the
 // file exists, empty; the caller removes it.
