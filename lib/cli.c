@@ -147,7 +147,8 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
     }
     if (skip_text) {
         if (!parse_count(skip_text, CLI_MAX_SKIP, &opt->skip)) {
-            snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%s'", shown(skip_text, strlen(skip_text)).text);
+            snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%s'",
+                     shown(skip_text, strlen(skip_text)).text);
             return CLI_USAGE;
         }
         if (!opt->n_seeds) {
