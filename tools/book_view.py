@@ -14,7 +14,7 @@ network and no JavaScript.
 Each chapter runs once per variant, on its fixture, with --dump; what a
 page shows is read at build time from the chapter's source (the blocks
 between its markers), its output, the dump against the PyTorch fixture,
-the official notebooks (BOOK, default ../shared/book) and tests/book. Runs
+the official notebooks (BOOK, default ../shared/book or $LITATTN_BOOK) and tests/book. Runs
 and figures are cached in BUILD/book-view-cache, keyed by content.
 
 Debian packages: python3-matplotlib, python3-pygments, python3-nbformat,
@@ -34,7 +34,7 @@ import traceback
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import REPO_ROOT, chapter_of_cell, table as chapter_table  # noqa: E402
+from chapters import BOOK_DIR, REPO_ROOT, chapter_of_cell, table as chapter_table  # noqa: E402
 
 PACKAGES = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments", "nbformat": "python3-nbformat",
             "h5py": "python3-h5py", "numpy": "python3-numpy"}
@@ -66,7 +66,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(REPO_ROOT, "build"), help="the meson build directory")
     p.add_argument("--out", help="where to write the site (default BUILD/book-view)")
-    p.add_argument("--book", default=os.path.join(REPO_ROOT, "..", "shared", "book"),
+    p.add_argument("--book", default=BOOK_DIR,
                    help="the book's files (official/ inside)")
     p.add_argument("--fixtures", default=os.path.join(REPO_ROOT, "fixtures"), help="the fixtures to run on")
     p.add_argument("--cache", help="cache directory (default BUILD/book-view-cache)")
@@ -91,7 +91,7 @@ def main(argv):
         reason = f"the view needs {', '.join(missing)} (apt-get install {' '.join(missing)})"
     elif not os.path.isdir(os.path.join(args.book, "official")):
         reason = (f"no official notebooks at {os.path.join(args.book, 'official')} "
-                  "(the book's files sit beside the checkout, in ../shared/book)")
+                  "(the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
     if reason:
         return unavailable(args, reason, skip=True)
     digest = inputs_digest(args)

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 TABLE_PATH = os.path.join(REPO_ROOT, "chapters", "chapters.txt")
+# The book's files (official/ holds the notebooks; the transcripts beside it):
+# beside the checkout, in ../shared/book, unless LITATTN_BOOK names another place.
+BOOK_DIR = os.environ.get("LITATTN_BOOK") or os.path.join(REPO_ROOT, "..", "shared", "book")
 
 
 def cells_of(spec):

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/extract_book_blocks.py [BOOK_DIR]          # write tests/book/
     /usr/bin/python3 tools/extract_book_blocks.py --check [BOOK_DIR]  # compare, exit 1 on a difference
 
-BOOK_DIR defaults to ../shared/book relative to the repository root. It
+BOOK_DIR defaults to ../shared/book beside the checkout, or $LITATTN_BOOK. It
 holds the transcripts (*.txt) and, in official/, the book's notebooks.
 Writes tests/book/<chapter>.<variant>.txt: a provenance line "#! ...", then
 for each block a header line "# <source> <cell>" and the block's lines.
@@ -30,7 +30,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import REPO_ROOT, table  # noqa: E402
+from chapters import BOOK_DIR, REPO_ROOT, table  # noqa: E402
 
 OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb"]
 # Exercise 3.2's recorded output was printed by an older CausalAttention
@@ -259,10 +259,10 @@ def collect(book_dir):
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
-    book_dir = args[0] if args else os.path.join(REPO_ROOT, "..", "shared", "book")
+    book_dir = args[0] if args else BOOK_DIR
     out_dir = os.path.join(REPO_ROOT, "tests", "book")
     if not os.path.isdir(os.path.join(book_dir, "official")):
-        print(f"SKIP: no notebooks at {os.path.join(book_dir, 'official')} (the book's files sit beside the checkout)")
+        print(f"SKIP: no notebooks at {os.path.join(book_dir, 'official')} (the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
         return 77 if check else 1
     contents, problems = collect(book_dir)
     ours = lambda n: n.startswith("ch") and n.endswith(".txt")  # noqa: E731  this script's outputs only

@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import REPO_ROOT, table as chapter_table  # noqa: E402
+from chapters import BOOK_DIR, REPO_ROOT, table as chapter_table  # noqa: E402
 import extract_book_blocks as ebb  # noqa: E402
 import view_sources as vs  # noqa: E402
 import view_site  # noqa: E402
@@ -281,12 +281,12 @@ def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(REPO_ROOT, "build"))
     ap.add_argument("--site")
-    ap.add_argument("--book", default=vs.book_dir_default())
+    ap.add_argument("--book", default=BOOK_DIR)
     ap.add_argument("--build-site", action="store_true", help="build the site first, unless it is up to date")
     a = ap.parse_args(argv)
     site = a.site or os.path.join(a.build, "book-view")
     if not os.path.isdir(os.path.join(a.book, "official")):
-        print(f"SKIP: no official notebooks at {os.path.join(a.book, 'official')} (the book's files sit beside the checkout)")
+        print(f"SKIP: no official notebooks at {os.path.join(a.book, 'official')} (the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
         return 77
     if a.build_site:
         view_site.ensure_site(a.build, site)

@@ -14,7 +14,6 @@ import sys
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import REPO_ROOT  # noqa: E402
 import extract_book_blocks as ebb  # noqa: E402
 
 # --- the C: one block per marker ---------------------------------------------------------------
@@ -189,10 +188,6 @@ def notebook_cells(nb, name):
             continue
         prose.append(text)
     return cells
-
-
-def book_dir_default():
-    return os.path.join(REPO_ROOT, "..", "shared", "book")
 
 
 def official_notebooks(book_dir):
