@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -69,6 +70,11 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fflush(NULL);
     pid_t pid = -1;
+    // With a working directory of its own, the program by its absolute path:
+    // a relative one would be looked up from there.
+    char exe[PATH_MAX];
+    const char *path = argv[0];
+    if (opt->cwd && realpath(argv[0], exe)) path = exe;
     // A plain run is spawned (posix_spawn: no copy of this process's page
     // tables, and no copy-on-write faults on its heap afterwards, which in a
     // driver that runs hundreds of chapters cost more than the chapters);
@@ -83,7 +89,8 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
         for (int i = 0; i < 4; i++)
             if (pipes[i] > STDERR_FILENO) posix_spawn_file_actions_addclose(&fa, pipes[i]);
         if (opt->pass_fd > 0) posix_spawn_file_actions_adddup2(&fa, opt->pass_fd, opt->pass_fd);  // kept across exec
-        int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+        if (opt->cwd) posix_spawn_file_actions_addchdir_np(&fa, opt->cwd);
+        int e = posix_spawn(&pid, path, &fa, NULL, argv, environ);
         posix_spawn_file_actions_destroy(&fa);
         if (e != 0) {
             // As a forked child that cannot exec reports it: exit 127, the reason on stderr.
@@ -120,7 +127,8 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
             fprintf(stderr, "cannot install the seccomp filter: %s\n", strerror(errno));
             _exit(126);
         }
-        execv(argv[0], argv);
+        if (opt->cwd && chdir(opt->cwd) != 0) _exit(126);
+        execv(path, argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }

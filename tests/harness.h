@@ -33,6 +33,8 @@ typedef struct {
                           // nothing else the chapters do (stdout is written with write)
     int pass_fd;          // > 0: this descriptor of the caller stays open in the program, same number
     int stdout_fd;        // > 0: the program's stdout is this descriptor, not captured
+    const char *cwd;      // non-NULL: the program starts in this directory (argv[0] is
+                          // resolved first; other relative paths in argv would not be)
     // Called once, in the caller, soon after the program started and again
     // every millisecond while it runs, until it returns non-zero.
     int (*watch)(pid_t pid, void *ctx);
