@@ -45,6 +45,15 @@ static int install_enospc_filter(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
+static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+
+void harness_default_signals(void) {
+    for (size_t i = 0; i < sizeof default_signals / sizeof *default_signals; i++) signal(default_signals[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int run_program(char *const argv[], double limit, RunResult *res) {
     RunOptions opt = {0};
     opt.limit = limit;
@@ -90,7 +99,17 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
             if (pipes[i] > STDERR_FILENO) posix_spawn_file_actions_addclose(&fa, pipes[i]);
         if (opt->pass_fd > 0) posix_spawn_file_actions_adddup2(&fa, opt->pass_fd, opt->pass_fd);  // kept across exec
         if (opt->cwd) posix_spawn_file_actions_addchdir_np(&fa, opt->cwd);
-        int e = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t defaults, none;
+        sigemptyset(&defaults), sigemptyset(&none);
+        for (size_t i = 0; i < sizeof default_signals / sizeof *default_signals; i++)
+            sigaddset(&defaults, default_signals[i]);
+        posix_spawnattr_setsigdefault(&attr, &defaults);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+        int e = posix_spawn(&pid, path, &fa, &attr, argv, environ);
+        posix_spawnattr_destroy(&attr);
         posix_spawn_file_actions_destroy(&fa);
         if (e != 0) {
             // As a forked child that cannot exec reports it: exit 127, the reason on stderr.
@@ -111,6 +130,7 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
         return 0;
     }
     if (pid == 0 && !plain) {
+        harness_default_signals();
         dup2(opt->stdout_fd > 0 ? opt->stdout_fd : out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);

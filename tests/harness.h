@@ -42,6 +42,14 @@ typedef struct {
 } RunOptions;
 int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res);
 
+// Every program the tests run starts with SIGINT, SIGTERM, SIGHUP, SIGQUIT
+// and SIGPIPE at their default actions and no signal blocked, whatever the
+// suite inherited: under nohup SIGHUP is ignored, in a background job SIGINT
+// and SIGQUIT, and a chapter keeps an ignored signal ignored (as it should).
+// run_program_with does this itself; a driver that forks a program of its
+// own calls this in the child, before exec.
+void harness_default_signals(void);
+
 // Values per dataset the tests accept from files they wrote themselves
 // (--dump output): more than a fixture may hold (FIXTURE_MAX_ELEMENTS).
 #define HARNESS_MAX_ELEMENTS (1LL << 26)

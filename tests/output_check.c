@@ -52,6 +52,7 @@ static Outcome run_with_stdout(char *const argv[], OutState state) {
         exit(1);
     }
     if (pid == 0) {
+        harness_default_signals();
         dup2(err_pipe[1], STDERR_FILENO);
         close(err_pipe[0]), close(err_pipe[1]);
         if (state == OUT_CLOSED) close(STDOUT_FILENO);
