@@ -45,11 +45,19 @@ static int install_enospc_filter(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
-static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+// The signals every program the tests run starts with at their defaults.
+static sigset_t default_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaddset(&set, sigs[i]);
+    return set;
+}
 
 void harness_default_signals(void) {
-    for (size_t i = 0; i < sizeof default_signals / sizeof *default_signals; i++) signal(default_signals[i], SIG_DFL);
-    sigset_t none;
+    sigset_t set = default_signals(), none;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&set, sig) == 1) signal(sig, SIG_DFL);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -101,10 +109,8 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
         if (opt->cwd) posix_spawn_file_actions_addchdir_np(&fa, opt->cwd);
         posix_spawnattr_t attr;
         posix_spawnattr_init(&attr);
-        sigset_t defaults, none;
-        sigemptyset(&defaults), sigemptyset(&none);
-        for (size_t i = 0; i < sizeof default_signals / sizeof *default_signals; i++)
-            sigaddset(&defaults, default_signals[i]);
+        sigset_t defaults = default_signals(), none;
+        sigemptyset(&none);
         posix_spawnattr_setsigdefault(&attr, &defaults);
         posix_spawnattr_setsigmask(&attr, &none);
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
