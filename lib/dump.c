@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,7 @@ static void *file_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void 
     (void)op, (void)udata;
     if (ptr != file_mem.block) return NULL;  // not ours: refuse rather than guess
     if (size <= file_mem.cap) return ptr;
+    if (size > SIZE_MAX / 2) return NULL;  // the doubling below would wrap and never end
     // From one huge page up: even a small dump's MiB would be 256 faults.
     size_t cap = file_mem.cap ? 2 * file_mem.cap : pages_rounded(size > PAGES_HUGE ? size : PAGES_HUGE);
     while (cap < size) cap *= 2;
