@@ -11,6 +11,7 @@
 #include "error.h"
 #include "fast_kernels.h"
 #include "fixture.h"
+#include "hdf5_snapshot.h"
 #include "output.h"
 #include "runtime.h"
 
@@ -59,6 +60,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         exit(0);
     }
     fast_kernels_set_threads(ch.opt.threads);
+    hdf5_snapshot_ship(spec->shipped);
     // --fixture's path is used as given (fixture_open refuses one too long), never cut to a buffer.
     const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
     ch.fixture = fixture_open(path, ch.opt.group, err);

@@ -35,12 +35,17 @@ typedef struct {
     const char *variant;  // the book's variant: fixtures/<name>.<variant>.h5
     const char *title;    // one line for --help: the book section it mirrors
     int draws;            // it draws at random (takes --seed and --skip)
+    const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
 } ChapterSpec;
+
+// Written by the build for each chapter (tools/embed_snapshots.c).
+extern const struct ShippedSnapshots litattn_shipped;
 
 // LITATTN_CHAPTER, _VARIANT, _TITLE and _DRAWS come from chapters/chapters.txt
 // through chapters/meson.build.
-#define chapter_begin(argc, argv) \
-    chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS})
+#define chapter_begin(argc, argv)                                                                              \
+    chapter_start((argc), (argv),                                                                              \
+                  &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS, &litattn_shipped})
 
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code

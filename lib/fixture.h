@@ -11,6 +11,8 @@
 // unless it is a regular, non-empty file with an HDF5 signature that no
 // HDF5 writer holds locked; HDF5 then reads that same descriptor in a child
 // process (hdf5_snapshot.h), and everything here answers from the snapshot.
+// A file with the bytes of one of the chapter's own fixtures is answered
+// from the build's snapshot of it instead, with no child.
 #ifndef LITATTN_FIXTURE_H
 #define LITATTN_FIXTURE_H
 

@@ -10,8 +10,8 @@
 // shape, role and values, and sends them back over a pipe; the caller
 // answers every question from that snapshot.
 //
-// The child reads the descriptor the caller opened and checked (through
-// /proc/self/fd/N), never the path again; it dies with its parent
+// The child reads the descriptor the caller opened and checked (mapped, or
+// through /proc/self/fd/N), never the path again; it dies with its parent
 // (PR_SET_PDEATHSIG); it is bounded by CPU time, address space and a
 // generous wall-clock limit, each with its own message. Data that does not
 // live in the file itself (virtual datasets, external storage, external
@@ -115,5 +115,38 @@ typedef struct {
 int hdf5_snapshot(int fd, const char *label, const char *group, const SnapshotLimits *limits, Snapshot *out,
                   char *err, size_t len);
 void snapshot_free(Snapshot *s);
+
+// --- fixtures the build has read already -------------------------------------
+//
+// The child's records depend on the file's bytes alone (and on the limits,
+// and on this program's HDF5). So the build reads each fixture it ships once,
+// with the default limits, and compiles its bytes and its records into the
+// chapter (tools/embed_snapshots.c). A file with exactly those bytes, asked
+// for with the default limits and no group, is then answered from those
+// records, with no child and no HDF5 at all: the same snapshot, about 5 ms
+// sooner. Any other file, one byte different or longer, goes to the child.
+typedef struct ShippedSnapshot {
+    const char *name;                // the fixture's file name, for messages
+    const unsigned char *bytes;      // the file as the build read it
+    size_t size;
+    const unsigned char *records;    // what the reader child wrote for it
+    size_t records_size;
+} ShippedSnapshot;
+
+typedef struct ShippedSnapshots {
+    const ShippedSnapshot *table;
+    int n;
+} ShippedSnapshots;
+
+// The table hdf5_snapshot consults from now on (NULL: none, the default).
+void hdf5_snapshot_ship(const ShippedSnapshots *shipped);
+// The child's records for the root of the file open on fd, with the default
+// limits, as a new buffer (free it): for the build. Returns 0 with one line
+// in err when the child failed, or when the file is not a usable one.
+int hdf5_snapshot_records(int fd, const char *label, unsigned char **records, size_t *size, char *err,
+                          size_t len);
+// How many reader children this process has started: tests tell from it
+// which way a snapshot was made.
+int hdf5_snapshot_children(void);
 
 #endif
