@@ -31,6 +31,8 @@ typedef struct {
     int pwrite_enospc;    // a seccomp filter makes pwrite64, pwritev and pwritev2 fail with ENOSPC,
                           // as on a full device: the calls HDF5's file driver writes with, and
                           // nothing else the chapters do (stdout is written with write)
+    int no_fork;          // a seccomp filter makes fork, vfork, clone and clone3 fail with EAGAIN:
+                          // the program can start no process and no thread
     int pass_fd;          // > 0: this descriptor of the caller stays open in the program, same number
     int stdout_fd;        // > 0: the program's stdout is this descriptor, not captured
     const char *cwd;      // non-NULL: the program starts in this directory (argv[0] is

@@ -3,6 +3,7 @@
 // Each case writes a small HDF5 file with the plain HDF5 API, then checks
 // that the reader either reads it right or refuses it with one line naming
 // the file, the dataset and what was expected versus found.
+#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "fixture.h"
 #include "harness.h"
+#include "hdf5_snapshot.h"
 
 static int failures;
 static char dir[512];
@@ -184,6 +186,120 @@ static void test_group(const char *path) {
     fixture_close(g);
 }
 
+// --- fixtures the build has read already (hdf5_snapshot_ship) -----------------
+
+static int same_attr(const SnapAttr *a, const SnapAttr *b) {
+    return !strcmp(a->name, b->name) && a->kind == b->kind && !strcmp(a->type, b->type) && a->space == b->space &&
+           a->count == b->count && a->read_ok == b->read_ok && a->is_unsigned == b->is_unsigned &&
+           a->length == b->length && !strcmp(a->text ? a->text : "", b->text ? b->text : "") &&
+           a->value == b->value && a->uvalue == b->uvalue && !memcmp(&a->dvalue, &b->dvalue, sizeof a->dvalue);
+}
+
+static int same_object(const SnapObject *a, const SnapObject *b) {
+    if (strcmp(a->name, b->name) || strcmp(a->found, b->found) || a->is_dataset != b->is_dataset ||
+        a->is_group != b->is_group || strcmp(a->type, b->type) || a->is_float32 != b->is_float32 ||
+        a->space != b->space || a->rank != b->rank || strcmp(a->role, b->role) || a->values_read != b->values_read ||
+        strcmp(a->refused, b->refused) || a->numel != b->numel)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i]) return 0;
+    return a->values_read != 1 || !memcmp(a->values, b->values, (size_t)a->numel * sizeof(float));
+}
+
+// Every field of the two snapshots, values bit for bit.
+static int same_snapshot(const Snapshot *a, const Snapshot *b) {
+    if (a->status != b->status || strcmp(a->note, b->note) || a->n_groups != b->n_groups) return 0;
+    for (int g = 0; g < a->n_groups; g++) {
+        const SnapGroup *x = &a->groups[g], *y = &b->groups[g];
+        if (strcmp(x->name, y->name) || x->status != y->status || strcmp(x->found, y->found) ||
+            x->listing_failed != y->listing_failed || x->n_attrs != y->n_attrs || x->n_objects != y->n_objects)
+            return 0;
+        for (int i = 0; i < x->n_attrs; i++)
+            if (!same_attr(&x->attrs[i], &y->attrs[i])) return 0;
+        for (int i = 0; i < x->n_objects; i++)
+            if (!same_object(&x->objects[i], &y->objects[i])) return 0;
+    }
+    return 1;
+}
+
+static unsigned char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *bytes = NULL;
+    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n)) && fread(bytes, 1, (size_t)n, f) != (size_t)n)
+        free(bytes), bytes = NULL;
+    if (f) fclose(f);
+    *size = n > 0 ? (size_t)n : 0;
+    return bytes;
+}
+
+// How a file is answered once a table of shipped fixtures holds it: from
+// the build's records, with no reader child, exactly as the child answers;
+// and what still goes to the child: other bytes (one byte longer, or one
+// byte changed), a group, limits other than the defaults.
+static void test_shipped(const char *path) {
+    char err[FIXTURE_ERR_LEN] = "", other[600];
+    size_t size, n_records = 0;
+    unsigned char *bytes = read_file(path, &size), *records = NULL;
+    int fd = open(path, O_RDONLY);
+    int ok = bytes && fd >= 0 && hdf5_snapshot_records(fd, path, &records, &n_records, err, sizeof err);
+    report(ok, "the records of a file, for the build", ok ? "" : err);
+    if (!ok) {
+        free(bytes);
+        if (fd >= 0) close(fd);
+        return;
+    }
+    Snapshot by_child, by_table;
+    ok = hdf5_snapshot(fd, path, NULL, NULL, &by_child, err, sizeof err);
+    ShippedSnapshot one = {"sample.h5", bytes, size, records, n_records};
+    ShippedSnapshots table = {&one, 1};
+    hdf5_snapshot_ship(&table);
+    int before = hdf5_snapshot_children();
+    ok = ok && hdf5_snapshot(fd, path, NULL, NULL, &by_table, err, sizeof err);
+    int started = hdf5_snapshot_children() - before;
+    report(ok && !started && same_snapshot(&by_child, &by_table), "shipped bytes: no child, the child's snapshot",
+           started ? "a reader child was started" : err);
+    if (ok) snapshot_free(&by_table);
+    snapshot_free(&by_child);
+    close(fd);
+
+    Fixture *fx = fixture_open(path, NULL, err);
+    Tensor t;
+    ok = fx && fixture_read(fx, "inputs", (Size){2, {2, 3}}, &t, err) && t.data[5] == 0.66f;
+    report(ok && hdf5_snapshot_children() == before, "shipped bytes through fixture_open", ok ? "" : err);
+    fixture_close(fx);
+
+    // Each of these must start a child (and still read the file right).
+    path_in_dir(other, sizeof other, "shipped-other.h5");
+    const char *what[] = {"a copy one byte longer", "a copy with one byte changed", "a group of it",
+                          "other limits"};
+    for (int k = 0; k < 4; k++) {
+        const char *file = path, *group = NULL;
+        FixtureOptions opt = {0};
+        if (k < 2) {
+            FILE *f = fopen(other, "wb");
+            unsigned char last = bytes[size - 1];
+            if (k == 1) bytes[size - 1] ^= 1;  // the end of the file: past what HDF5 reads of this one
+            int wrote = f && fwrite(bytes, 1, size, f) == size && (k == 1 || fputc(0, f) != EOF);
+            if (f) wrote = fclose(f) == 0 && wrote;
+            bytes[size - 1] = last;
+            if (!wrote) report(0, what[k], "cannot write the copy");
+            file = other;
+        }
+        if (k == 2) group = "grp";
+        if (k == 3) opt.cpu_seconds = 5;
+        before = hdf5_snapshot_children();
+        fx = fixture_open_with(file, group, &opt, err);
+        // A changed byte may break the file: only the child is asked for then.
+        int started = hdf5_snapshot_children() == before + 1;
+        report(started && (fx || k == 1), what[k], !started ? "no reader child was started" : fx ? "" : err);
+        fixture_close(fx);
+    }
+    unlink(other);
+    hdf5_snapshot_ship(NULL);
+    free(bytes), free(records);
+}
+
 int main(void) {
     temp_path(dir, sizeof dir, "reader");
     unlink(dir);
@@ -204,6 +320,7 @@ int main(void) {
         fixture_close(fx);
     }
     test_group(path);
+    test_shipped(path);
     const char *names[] = {"sample.h5", "empty.h5", "text.h5"};
     for (int i = 0; i < 3; i++) {
         path_in_dir(path, sizeof path, names[i]);
