@@ -126,10 +126,9 @@ void snapshot_free(Snapshot *s);
 // records, with no child and no HDF5 at all: the same snapshot, about 5 ms
 // sooner. Any other file, one byte different or longer, goes to the child.
 typedef struct ShippedSnapshot {
-    const char *name;                // the fixture's file name, for messages
-    const unsigned char *bytes;      // the file as the build read it
+    const unsigned char *bytes;    // the file as the build read it
     size_t size;
-    const unsigned char *records;    // what the reader child wrote for it
+    const unsigned char *records;  // what the reader child wrote for it
     size_t records_size;
 } ShippedSnapshot;
 

@@ -251,7 +251,7 @@ static void test_shipped(const char *path) {
     }
     Snapshot by_child, by_table;
     ok = hdf5_snapshot(fd, path, NULL, NULL, &by_child, err, sizeof err);
-    ShippedSnapshot one = {"sample.h5", bytes, size, records, n_records};
+    ShippedSnapshot one = {bytes, size, records, n_records};
     ShippedSnapshots table = {&one, 1};
     hdf5_snapshot_ship(&table);
     int before = hdf5_snapshot_children();

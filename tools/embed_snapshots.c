@@ -73,6 +73,7 @@ int main(int argc, char **argv) {
         const char *path = argv[i + 2];
         const char *base = strrchr(path, '/');
         base = base ? base + 1 : path;
+        // Named in a comment of the C file: nothing that could end the comment or the line.
         if (!*base || strspn(base, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(base))
             fatal("%s: expected a file name of letters, digits, '.', '_' and '-'", path);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -82,17 +83,13 @@ int main(int argc, char **argv) {
         char err[512];
         if (!hdf5_snapshot_records(fd, path, &records, &records_size, err, sizeof err)) fatal("%s", err);
         close(fd);
-        fprintf(out, "// %s\n", path);
+        fprintf(out, "// %s\n", base);
         array("bytes", i, bytes, size);
         array("records", i, records, records_size);
         free(bytes), free(records);
     }
     fprintf(out, "\nstatic const ShippedSnapshot table[%d] = {\n", n > 0 ? n : 1);
-    for (int i = 0; i < n; i++) {
-        const char *base = strrchr(argv[i + 2], '/');
-        fprintf(out, "    {\"%s\", bytes_%d, sizeof bytes_%d, records_%d, sizeof records_%d},\n",
-                base ? base + 1 : argv[i + 2], i, i, i, i);
-    }
+    for (int i = 0; i < n; i++) fprintf(out, "    {bytes_%d, sizeof bytes_%d, records_%d, sizeof records_%d},\n", i, i, i, i);
     fprintf(out, "};\nconst ShippedSnapshots litattn_shipped = {table, %d};\n", n);
     if (ferror(out) | fclose(out)) {
         out = NULL;
