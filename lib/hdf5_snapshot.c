@@ -988,6 +988,22 @@ void hdf5_snapshot_ship(const ShippedSnapshots *table) { shipped = table; }
 
 int hdf5_snapshot_children(void) { return children; }
 
+// The first `size` bytes of fd, in a new buffer; NULL if they cannot all be
+// read. pread: the descriptor's offset stays where it was.
+static unsigned char *read_bytes(int fd, size_t size) {
+    unsigned char *bytes = malloc(size ? size : 1);
+    size_t got = 0;
+    while (bytes && got < size) {
+        ssize_t n = pread(fd, bytes + got, size - got, (off_t)got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (got == size) return bytes;
+    free(bytes);
+    return NULL;
+}
+
 // The snapshot of a file whose bytes are those of a shipped fixture, from
 // its records; 0 for any other file, and whenever the caller asked for
 // anything but the defaults the build read with.
@@ -998,23 +1014,12 @@ static int from_shipped(int fd, const char *group, Snapshot *out) {
         return 0;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    unsigned char *bytes = NULL;
+    unsigned char *bytes = NULL;  // read once, from the descriptor checked
     int found = 0;
     for (int i = 0; i < shipped->n && !found; i++) {
         const ShippedSnapshot *f = &shipped->table[i];
         if ((off_t)f->size != st.st_size) continue;
-        if (!bytes) {
-            // Read once, from the descriptor checked (pread: its offset stays).
-            size_t got = 0;
-            if (!(bytes = malloc(f->size))) return 0;
-            while (got < f->size) {
-                ssize_t n = pread(fd, bytes + got, f->size - got, (off_t)got);
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                got += (size_t)n;
-            }
-            if (got != f->size) break;
-        }
+        if (!bytes && !(bytes = read_bytes(fd, f->size))) break;
         if (memcmp(bytes, f->bytes, f->size) != 0) continue;
         Stream s = {f->records, f->records_size, 0, 0};
         found = decode(&s, out, lim.max_elements);
@@ -1032,21 +1037,36 @@ int hdf5_snapshot(int fd, const char *label, const char *group, const SnapshotLi
     return read_in_child(fd, label, group, out, NULL, err, len);
 }
 
-int hdf5_snapshot_records(int fd, const char *label, unsigned char **records, size_t *size, char *err,
-                          size_t len) {
+int hdf5_snapshot_shippable(int fd, const char *label, unsigned char **bytes, size_t *size,
+                            unsigned char **records, size_t *records_size, char *err, size_t len) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        snprintf(err, len, "%s: expected a non-empty regular file, found something else", label);
+        return 0;
+    }
+    errno = 0;
+    if (!(*bytes = read_bytes(fd, (size_t)st.st_size))) {
+        snprintf(err, len, "%s: expected %lld bytes, could not read them all (%s)", label, (long long)st.st_size,
+                 errno ? strerror(errno) : "end of file");
+        return 0;
+    }
+    *size = (size_t)st.st_size;
     Snapshot snap;
     memset(&snap, 0, sizeof snap);
     lim = resolve(NULL);
     Records r = {0};
-    if (!read_in_child(fd, label, NULL, &snap, &r, err, len)) return 0;
-    int usable = snap.status == SNAP_OK && snap.n_groups == 1 && snap.groups[0].status == SNAP_OK;
-    snapshot_free(&snap);
-    if (!usable) {
+    int ok = read_in_child(fd, label, NULL, &snap, &r, err, len);
+    if (ok && !(snap.status == SNAP_OK && snap.n_groups == 1 && snap.groups[0].status == SNAP_OK)) {
         snprintf(err, len, "%s: expected a fixture HDF5 reads, found one it cannot open", label);
-        free(r.data);
+        ok = 0;
+    }
+    snapshot_free(&snap);
+    if (!ok) {
+        free(*bytes), free(r.data);
+        *bytes = NULL;
         return 0;
     }
-    *records = r.data, *size = r.len;
+    *records = r.data, *records_size = r.len;
     return 1;
 }
 

@@ -139,11 +139,13 @@ typedef struct ShippedSnapshots {
 
 // The table hdf5_snapshot consults from now on (NULL: none, the default).
 void hdf5_snapshot_ship(const ShippedSnapshots *shipped);
-// The child's records for the root of the file open on fd, with the default
-// limits, as a new buffer (free it): for the build. Returns 0 with one line
-// in err when the child failed, or when the file is not a usable one.
-int hdf5_snapshot_records(int fd, const char *label, unsigned char **records, size_t *size, char *err,
-                          size_t len);
+// What the build compiles in for the file open on fd (a regular file):
+// its bytes, and the records the child writes for its root with the
+// default limits, each in a new buffer (free both). Returns 0 with one line
+// in err when the file cannot be read whole, the child failed, or the file
+// is not a usable one.
+int hdf5_snapshot_shippable(int fd, const char *label, unsigned char **bytes, size_t *size,
+                            unsigned char **records, size_t *records_size, char *err, size_t len);
 // How many reader children this process has started: tests tell from it
 // which way a snapshot was made.
 int hdf5_snapshot_children(void);

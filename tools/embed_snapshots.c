@@ -34,24 +34,6 @@ static void fatal(const char *fmt, ...) {
     exit(1);
 }
 
-// The whole file, from a descriptor opened once (the same one the reader reads).
-static unsigned char *read_all(int fd, const char *path, size_t *size) {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        fatal("%s: expected a non-empty regular file", path);
-    *size = (size_t)st.st_size;
-    unsigned char *bytes = malloc(*size);
-    if (!bytes) fatal("%s: out of memory", path);
-    size_t got = 0;
-    while (got < *size) {
-        ssize_t n = pread(fd, bytes + got, *size - got, (off_t)got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) fatal("%s: expected %zu bytes, read %zu (%s)", path, *size, got, n < 0 ? strerror(errno) : "EOF");
-        got += (size_t)n;
-    }
-    return bytes;
-}
-
 static void array(const char *name, int i, const unsigned char *p, size_t n) {
     fprintf(out, "static const unsigned char %s_%d[%zu] = {", name, i, n);
     for (size_t k = 0; k < n; k++) fprintf(out, "%s%u,", k % 24 ? "" : "\n", p[k]);
@@ -79,9 +61,10 @@ int main(int argc, char **argv) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) fatal("%s: cannot open (%s)", path, strerror(errno));
         size_t size, records_size;
-        unsigned char *bytes = read_all(fd, path, &size), *records;
+        unsigned char *bytes, *records;
         char err[512];
-        if (!hdf5_snapshot_records(fd, path, &records, &records_size, err, sizeof err)) fatal("%s", err);
+        if (!hdf5_snapshot_shippable(fd, path, &bytes, &size, &records, &records_size, err, sizeof err))
+            fatal("%s", err);
         close(fd);
         fprintf(out, "// %s\n", base);
         array("bytes", i, bytes, size);
@@ -89,7 +72,8 @@ int main(int argc, char **argv) {
         free(bytes), free(records);
     }
     fprintf(out, "\nstatic const ShippedSnapshot table[%d] = {\n", n > 0 ? n : 1);
-    for (int i = 0; i < n; i++) fprintf(out, "    {bytes_%d, sizeof bytes_%d, records_%d, sizeof records_%d},\n", i, i, i, i);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "    {bytes_%d, sizeof bytes_%d, records_%d, sizeof records_%d},\n", i, i, i, i);
     fprintf(out, "};\nconst ShippedSnapshots litattn_shipped = {table, %d};\n", n);
     if (ferror(out) | fclose(out)) {
         out = NULL;
