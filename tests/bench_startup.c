@@ -40,18 +40,6 @@ static double once(char *const argv[]) {
     return ms;
 }
 
-static int copy_one_byte_longer(const char *from, const char *to) {
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[65536];
-    size_t n;
-    int ok = in && out;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
-    if (in) fclose(in);
-    ok = ok && fputc(0, out) != EOF;
-    if (out) ok = fclose(out) == 0 && ok;
-    return ok;
-}
-
 int main(int argc, char **argv) {
     int runs = 20, first = 1;
     if (argc > 2 && !strcmp(argv[1], "--runs")) runs = atoi(argv[2]), first = 3;
@@ -70,7 +58,7 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (int c = first; c + 1 < argc; c += 2) {
         const char *exe = argv[c], *fixture = argv[c + 1];
-        if (!copy_one_byte_longer(fixture, copy)) {
+        if (!copy_file_with(fixture, copy, 1)) {
             fprintf(stderr, "bench_startup: cannot copy %s to %s\n", fixture, copy);
             failed = 1;
             break;

@@ -22,20 +22,6 @@
 #include "harness.h"
 #include "strbuf.h"
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    StrBuf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, n);
-    fclose(f);
-    return sb_take(&b);
-}
-
 // The text of `s` with every ", grad_fn=<...>" removed, wherever its comma
 // and line break fall ("...]],\n       grad_fn=<SoftmaxBackward0>)").
 static char *without_grad_fn(const char *s) {
@@ -124,7 +110,11 @@ int main(int argc, char **argv) {
     char *plain_out = without_grad_fn(run.out);
 
     // Walk the blocks: a header line, then text up to the next header.
-    char *blocks = read_file(blocks_path);
+    char *blocks = read_whole_file(blocks_path, NULL);
+    if (!blocks) {
+        perror(blocks_path);
+        return 1;
+    }
     int found = 0, missing = 0, cells = 0;
     for (char *p = blocks; p && *p;) {
         char *next = strstr(p, "\n# ");

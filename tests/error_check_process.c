@@ -31,25 +31,15 @@ static void die_setup(const char *what, const char *path) {
 }
 
 static void copy_file(const char *from, const char *to) {
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    if (!in || !out) die_setup("a copy", !in ? from : to);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) die_setup("a copy", to);
-    fclose(in);
-    if (fclose(out) != 0) die_setup("a copy", to);
+    if (!copy_file_with(from, to, 0)) die_setup("a copy", to);
 }
 
-// A copy the chapter was not built with: its bytes and one zero byte more,
-// which HDF5 never reads (a file may be longer than its end of address). A
-// chapter answers a file of its shipped fixtures' exact bytes without a
-// reader child (lib/hdf5_snapshot.h); these cases are about that child, so
-// it has to run.
+// A copy the chapter was not built with: its bytes and one zero byte more
+// (copy_file_with). A chapter answers a file of its shipped fixtures' exact
+// bytes without a reader child (lib/hdf5_snapshot.h); these cases are about
+// that child, so it has to run.
 static void copy_unshipped(const char *from, const char *to) {
-    copy_file(from, to);
-    FILE *out = fopen(to, "ab");
-    if (!out || fputc(0, out) == EOF || fclose(out) != 0) die_setup("a copy", to);
+    if (!copy_file_with(from, to, 1)) die_setup("a copy", to);
 }
 
 static void write_text(const char *path, const char *text) {
@@ -82,6 +72,25 @@ static void path_in(char *buf, size_t len, const char *name) {
 }
 
 // --- the checks ----------------------------------------------------------------------
+
+// A run that must go as the good run went: exit 0, nothing on stderr, and
+// the good run's stdout. `setting` says, for the report, what was different.
+static void expect_good_run(const char *kase, Chapter *ch, char *const args[], const RunOptions *opt,
+                            const char *const *inputs, const char *setting) {
+    Verdict v;
+    if (!run_chapter_with(kase, ch->name, args, opt, inputs, &v)) {
+        report("FAIL", kase, ch->name, &v);
+        g.failed++;
+        return;
+    }
+    if (v.run.exit_code != 0 || *v.run.err)
+        reason(&v, "exit %d, stderr '%s': expected 0 and nothing", v.run.exit_code, v.line);
+    else if (strcmp(v.run.out, ch->good_out) != 0)
+        reason(&v, "stdout is not the good run's");
+    snprintf(v.line, sizeof v.line, "(%s: exit %d, %s)", setting, v.run.exit_code,
+             v.n_why ? "see below" : "the good run's output");
+    finish(kase, ch->name, &v);
+}
 
 // A run that must be refused with one line naming `mention` (see must_mention),
 // printing nothing: what a bad --dump target or fixture path gets.
@@ -618,17 +627,8 @@ static int working_directory_case(Chapter *ch, const char *good) {
     RunOptions opt = {0};
     opt.cwd = dir;
     opt.limit = 20;
-    Verdict v;
-    if (!run_chapter_with("working_directory_with_a_fifo", ch->name, args, &opt, inputs, &v)) {
-        report("FAIL", "working_directory_with_a_fifo", ch->name, &v);
-        g.failed++;
-        return 1;
-    }
-    if (v.run.exit_code != 0 || *v.run.err) reason(&v, "exit %d, stderr '%s': expected 0 and nothing", v.run.exit_code, v.line);
-    else if (strcmp(v.run.out, ch->good_out) != 0) reason(&v, "stdout is not the good run's");
-    snprintf(v.line, sizeof v.line, "(a FIFO named litattn-snapshot-image in the working directory: exit %d, %s)",
-             v.run.exit_code, v.n_why ? "see below" : "the good run's output");
-    finish("working_directory_with_a_fifo", ch->name, &v);
+    expect_good_run("working_directory_with_a_fifo", ch, args, &opt, inputs,
+                    "a FIFO named litattn-snapshot-image in the working directory");
     unlink(trap), rmdir(dir);
     return 1;
 }
@@ -643,20 +643,8 @@ static int no_fork_cases(Chapter *ch, const char *unshipped) {
     opt.no_fork = 1;
     char *args[] = {"--fixture", ch->good_path, NULL};
     const char *inputs[] = {ch->good_path, NULL};
-    Verdict v;
-    if (!run_chapter_with("shipped_fixture_without_fork", ch->name, args, &opt, inputs, &v)) {
-        report("FAIL", "shipped_fixture_without_fork", ch->name, &v);
-        g.failed++;
-    } else {
-        if (v.run.exit_code != 0 || *v.run.err)
-            reason(&v, "exit %d, stderr '%s': expected 0 and nothing (a reader child was needed?)", v.run.exit_code,
-                   v.line);
-        else if (strcmp(v.run.out, ch->good_out) != 0)
-            reason(&v, "stdout is not the good run's");
-        snprintf(v.line, sizeof v.line, "(the book fixture with fork and clone failing: exit %d, %s)",
-                 v.run.exit_code, v.n_why ? "see below" : "the good run's output");
-        finish("shipped_fixture_without_fork", ch->name, &v);
-    }
+    expect_good_run("shipped_fixture_without_fork", ch, args, &opt, inputs,
+                    "the book fixture with fork and clone failing");
     char *other[] = {"--fixture", (char *)unshipped, NULL};
     const char *other_inputs[] = {unshipped, NULL};
     expect_refusal("other_fixture_without_fork", ch, other, &opt, other_inputs, "child process&fork");

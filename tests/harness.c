@@ -293,6 +293,32 @@ int fixture_seed_args_of(Fixture *fx, SeedArgs *out) {
     return ok;
 }
 
+char *read_whole_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    StrBuf b = {0};
+    char chunk[65536];
+    size_t n;
+    sb_puts(&b, "");
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, n);
+    fclose(f);
+    if (len) *len = b.len;
+    return sb_take(&b);
+}
+
+int copy_file_with(const char *from, const char *to, int extra) {
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    int ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    ok = ok && !ferror(in);
+    for (int i = 0; ok && i < extra; i++) ok = fputc(0, out) != EOF;
+    if (in) fclose(in);
+    if (out) ok = fclose(out) == 0 && ok;
+    return ok;
+}
+
 void temp_path(char *buf, size_t len, const char *tag) {
     const char *dir = getenv("TMPDIR");
     snprintf(buf, len, "%s/litattn-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);

@@ -82,6 +82,14 @@ int fixture_has_seed(Fixture *fx);
 // file exists, empty; the caller removes it.
 void temp_path(char *buf, size_t len, const char *tag);
 
+// Every byte of the file, NUL-terminated (malloc'd; *len without the NUL, if
+// len is not NULL), or NULL if it cannot be opened.
+char *read_whole_file(const char *path, size_t *len);
+// Copies the file, then appends `extra` zero bytes (HDF5 never reads past a
+// file's end of address: a fixture so lengthened reads the same, but is no
+// longer one a chapter was built with). Returns 0 if either file failed.
+int copy_file_with(const char *from, const char *to, int extra);
+
 // The pids of pid's children (from /proc/PID/task/PID/children): up to max;
 // returns how many.
 int child_pids(pid_t pid, pid_t *out, int max);

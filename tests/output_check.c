@@ -109,18 +109,6 @@ static void expect_refusal(const char *kase, Outcome *o) {
     report(kase, ok, what);
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    StrBuf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    return sb_take(&b);
-}
-
 // Files in dir other than `keep`: a temporary left behind by a failed --dump.
 static int strays(const char *dir, const char *keep) {
     DIR *d = opendir(dir);
@@ -188,7 +176,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 2; k++) {
         o = run_with_stdout(with_dump, states[k]);
         size_t len = 0;
-        char *after = slurp(target, &len);
+        char *after = read_whole_file(target, &len);
         int kept = after && len == sizeof before - 1 && !memcmp(after, before, len);
         int n_strays = strays(dir, "old.h5");
         snprintf(what, sizeof what, "the old target %s, %d other file%s in its directory",

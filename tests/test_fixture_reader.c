@@ -222,30 +222,22 @@ static int same_snapshot(const Snapshot *a, const Snapshot *b) {
     return 1;
 }
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    unsigned char *bytes = NULL;
-    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n)) && fread(bytes, 1, (size_t)n, f) != (size_t)n)
-        free(bytes), bytes = NULL;
-    if (f) fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
-    return bytes;
-}
-
 // How a file is answered once a table of shipped fixtures holds it: from
 // the build's records, with no reader child, exactly as the child answers;
 // and what still goes to the child: other bytes (one byte longer, or one
 // byte changed), a group, limits other than the defaults.
 static void test_shipped(const char *path) {
     char err[FIXTURE_ERR_LEN] = "", other[600];
-    size_t size, n_records = 0;
-    unsigned char *bytes = read_file(path, &size), *records = NULL;
+    size_t size = 0, n_records = 0, n_file = 0;
+    unsigned char *bytes = NULL, *records = NULL;
+    char *file = read_whole_file(path, &n_file);
     int fd = open(path, O_RDONLY);
-    int ok = bytes && fd >= 0 && hdf5_snapshot_records(fd, path, &records, &n_records, err, sizeof err);
-    report(ok, "the records of a file, for the build", ok ? "" : err);
+    int ok = file && fd >= 0 && hdf5_snapshot_shippable(fd, path, &bytes, &size, &records, &n_records, err, sizeof err);
+    ok = ok && size == n_file && !memcmp(bytes, file, size);
+    report(ok, "what the build compiles in: the file's bytes", ok ? "" : err[0] ? err : "not the file's bytes");
+    free(file);
     if (!ok) {
-        free(bytes);
+        free(bytes), free(records);
         if (fd >= 0) close(fd);
         return;
     }
