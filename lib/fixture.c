@@ -310,7 +310,8 @@ int fixture_read_finite(Fixture *fx, const char *name, Size want, Tensor *out,
                         char err[FIXTURE_ERR_LEN]) {
     Tensor t;
     if (!read_dataset(fx, name, want, &t, err)) return 0;
-    for (long i = 0; i < numel(t); i++) {
+    const long n = numel(t);
+    for (long i = 0; i < n; i++) {
         if (!isfinite(t.data[i]))
             return fail(err, "%s: dataset '%s': expected finite values, found %s at flat index %ld",
                         fx->label, name, isnan(t.data[i]) ? "nan" : (t.data[i] > 0 ? "inf" : "-inf"), i);

@@ -40,7 +40,8 @@ static int norm_dim(Tensor a, int d, const char *op) {
 
 Tensor torch_ones(Size s) {
     Tensor t = tensor_empty(s);
-    for (long i = 0; i < numel(t); i++) t.data[i] = 1.0f;
+    const long n = numel(t);
+    for (long i = 0; i < n; i++) t.data[i] = 1.0f;
     return t;
 }
 
@@ -173,7 +174,8 @@ Tensor torch_slice2(Tensor a, int rows, int cols) {
 
 Tensor torch_bool(Tensor a) {
     Tensor out = tensor_empty(shape(a));
-    for (long i = 0; i < numel(a); i++) out.data[i] = a.data[i] != 0.0f ? 1.0f : 0.0f;
+    const long n = numel(a);
+    for (long i = 0; i < n; i++) out.data[i] = a.data[i] != 0.0f ? 1.0f : 0.0f;
     return out;
 }
 
@@ -400,7 +402,8 @@ Tensor torch_masked_fill(Tensor a, Tensor mask, float value) {
 
 bool torch_equal(Tensor a, Tensor b) {
     if (!size_equal(shape(a), shape(b))) return false;
-    for (long i = 0; i < numel(a); i++)
+    const long n = numel(a);
+    for (long i = 0; i < n; i++)
         if (!(a.data[i] == b.data[i])) return false;
     return true;
 }

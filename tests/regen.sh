@@ -1,11 +1,58 @@
 #!/bin/sh
-# regen: regenerate every fixture from PyTorch and compare with the committed
-# ones. PyTorch lives in Debian's Python (python3-torch, python3-h5py); where
-# that Python cannot import them the test is skipped, saying why (exit 77).
-root=${1:?usage: regen.sh SOURCE_ROOT}
+# regen: the fixtures are what PyTorch makes today, in two steps.
+#
+#   regen.sh export SOURCE_ROOT OUT_DIR DEPFILE
+#       The build (tests/meson.build's `regenerated`): every fixture made again
+#       from PyTorch into OUT_DIR (tools/export_fixtures.py --regenerate), and
+#       DEPFILE, naming every file the export read, so that ninja redoes it only
+#       when one of them changes. It never fails the build: where Debian's
+#       Python cannot import torch and h5py, OUT_DIR holds SKIP, saying why;
+#       where the export fails, FAILED, with what it printed.
+#   regen.sh compare SOURCE_ROOT OUT_DIR
+#       The test: OUT_DIR against the committed fixtures/ (tools/fixture_diff.py),
+#       or the SKIP (exit 77) or FAIL that the export left there.
+mode=${1:-}
+root=${2:-}
+out=${3:-}
 py=/usr/bin/python3
-if ! "$py" -c 'import torch, h5py' 2>/dev/null; then
-    echo "SKIP: $py cannot import torch and h5py (apt-get install python3-torch python3-h5py)"
-    exit 77
+if [ -z "$root" ] || [ -z "$out" ] || { [ "$mode" != export ] && [ "$mode" != compare ]; }; then
+    echo "usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE | regen.sh compare SOURCE_ROOT OUT_DIR" >&2
+    exit 2
 fi
-exec "$py" "$root/tools/export_fixtures.py" --check
+
+if [ "$mode" = compare ]; then
+    if [ -f "$out/SKIP" ]; then
+        cat "$out/SKIP"
+        exit 77
+    fi
+    if [ -f "$out/FAILED" ]; then
+        echo "FAIL: the build's export of the fixtures failed (remove $out to export again); it printed:"
+        cat "$out/FAILED"
+        exit 1
+    fi
+    exec "$py" "$root/tools/fixture_diff.py" "$root/fixtures" "$out"
+fi
+
+depfile=${4:?usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE}
+# Until the export names what it read: the tools, the chapter table, and the
+# directory where Debian installs Python packages (torch arriving changes it).
+{
+    printf '%s:' "$out"
+    for f in "$root"/tools/*.py "$root/chapters/chapters.txt" "$py" /usr/lib/python3/dist-packages; do
+        [ -e "$f" ] && printf ' \\\n  %s' "$(printf '%s' "$f" | sed 's/[ #]/\\&/g')"
+    done
+    printf '\n'
+} > "$depfile"
+note() {
+    rm -rf "$out" && mkdir -p "$out" && cat > "$out/$1"
+}
+if ! "$py" -c 'import torch, h5py' 2>/dev/null; then
+    echo "SKIP: $py cannot import torch and h5py (apt-get install python3-torch python3-h5py)" | note SKIP
+    exit 0
+fi
+log=$out.log
+if ! "$py" "$root/tools/export_fixtures.py" --regenerate "$out" --depfile "$depfile" > "$log" 2>&1; then
+    tail -n 40 "$log" | note FAILED
+fi
+rm -f "$log"
+exit 0

@@ -11,6 +11,7 @@ are chapters/chapters.txt (read through tools/chapters.py).
     /usr/bin/python3 tools/export_fixtures.py --out DIR       # write them elsewhere
     /usr/bin/python3 tools/export_fixtures.py --check         # regenerate and compare
     /usr/bin/python3 tools/export_fixtures.py --check --only sweep.h5 ch03_3_simplified_attention.book.h5
+    /usr/bin/python3 tools/export_fixtures.py --regenerate DIR --depfile DIR.d   # the build's export (regen test)
     /usr/bin/python3 tools/export_fixtures.py --custom my.h5 --chapter ch03_6_2_multihead_attention \\
         --seed 7 [--seed exercise_3_3=8] [--skip K] [--tokens T --d-in D [--batch B] --inputs-seed S] \\
         [--set NAME=VALUE]...  (e.g. --set num_heads=4 --set dropout=0.1 --set exercise_3_3.tokens=16)
@@ -43,13 +44,13 @@ Needs only torch, h5py and numpy (Debian's python3-torch and python3-h5py).
 """
 
 import argparse
-import filecmp
 import hashlib
 import importlib.util
 import multiprocessing
 import os
 import re
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -68,6 +69,7 @@ SCRIPT = "tools/export_fixtures.py"  # the `command` attribute of the standard f
 
 sys.path.insert(0, TOOLS_DIR)
 import chapters as chapter_table  # noqa: E402  (tools/chapters.py: chapters/chapters.txt)
+import fixture_diff  # noqa: E402  (tools/fixture_diff.py: comparing two sets of fixtures)
 
 T000 = "000_efa2f07078f272d9.txt"
 T001 = "001_0f0553d38278198f.txt"
@@ -1415,6 +1417,9 @@ def write_sweep(path):
 # --------------------------------------------------------------------------
 # Every file, as independent jobs (one file each), run in parallel.
 
+HELPERS = ("kernel_cases", "printer_cases")  # tools/<stem>.py, each writing <stem>.h5
+
+
 def load_helper(stem):
     """tools/<stem>.py's module, or None if that helper is not written yet."""
     path = os.path.join(TOOLS_DIR, stem + ".py")
@@ -1424,16 +1429,6 @@ def load_helper(stem):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def count_objects(path):
-    n = [0, 0]
-
-    def visit(_, obj):
-        n[isinstance(obj, h5py.Group)] += 1
-    with h5py.File(path, "r") as f:
-        f.visititems(visit)
-    return n  # [datasets, groups]
 
 
 def _write_book_fixture(chapter, variant, spec):
@@ -1450,7 +1445,7 @@ def jobs():
     for chapter, variant, spec in book_fixtures():
         out[f"{chapter}.{variant}.h5"] = _write_book_fixture(chapter, variant, spec)
     out["sweep.h5"] = write_sweep
-    for stem in ("kernel_cases", "printer_cases"):
+    for stem in HELPERS:
         out[stem + ".h5"] = (lambda s: lambda path: load_helper(s).export(path))(stem)
     return out
 
@@ -1475,7 +1470,7 @@ def _job(args):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    nds, ngroups = count_objects(path)
+    nds, ngroups = fixture_diff.count_objects(path)
     return name, nds, ngroups, os.path.getsize(path), time.time() - t0
 
 
@@ -1508,181 +1503,58 @@ def export_files(out_dir, names, workers, quiet=False):
 
 
 # --------------------------------------------------------------------------
-# --check: regenerate into a temporary directory and compare.
-
-UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-SINT = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def ordered_key(a):
-    """Float bits mapped to Python ints whose difference counts ulps
-    (negative floats mirrored below zero, so -0.0 and +0.0 are 0 apart)."""
-    bits = a.dtype.itemsize * 8
-    return [i if i >= 0 else -(2**(bits - 1)) - i for i in a.view(SINT[a.dtype.itemsize]).tolist()]
-
-
-def hexbits(x):
-    return "0x%0*x" % (2 * x.dtype.itemsize, int(x.view(UINT[x.dtype.itemsize])))
-
-
-def compare_values(label, a, b):
-    """Problems (list of str) between committed a and regenerated b (same dtype/shape)."""
-    if a.dtype.kind == "f":
-        fa, fb = a.reshape(-1), b.reshape(-1)
-        same_bits = fa.view(UINT[a.dtype.itemsize]) == fb.view(UINT[a.dtype.itemsize])
-        if same_bits.all():
-            return []
-        nan = np.isnan(fa) | np.isnan(fb)
-        ulps = [0 if s else (None if n else abs(int(x) - int(y)))
-                for s, n, x, y in zip(same_bits, nan, ordered_key(fa), ordered_key(fb))]
-        differing = [i for i in range(len(ulps)) if not same_bits[i]]
-        k = next((i for i in differing if ulps[i] is None), None)
-        if k is None:
-            k = max(differing, key=lambda i: ulps[i])
-        where = np.unravel_index(k, a.shape) if a.shape else ()
-        worst = "NaN vs number" if ulps[k] is None else f"{ulps[k]} ulp"
-        return [f"{label}: {int((~same_bits).sum())} of {fa.size} values differ, worst {worst} "
-                f"at {list(map(int, where))}: committed {fa[k]!r} ({hexbits(fa[k])}), "
-                f"regenerated {fb[k]!r} ({hexbits(fb[k])})"]
-    if a.dtype.kind in "OSU" or h5py.check_string_dtype(a.dtype):
-        la, lb = a.reshape(-1).tolist(), b.reshape(-1).tolist()
-        bad = [i for i, (x, y) in enumerate(zip(la, lb)) if x != y]
-        if bad:
-            return [f"{label}: {len(bad)} of {len(la)} strings differ, first at flat index {bad[0]}: "
-                    f"committed {la[bad[0]]!r}, regenerated {lb[bad[0]]!r}"]
-        return []
-    if a.tobytes() != b.tobytes():
-        ne = np.flatnonzero(a.reshape(-1) != b.reshape(-1))
-        first = f" first at flat index {ne[0]}: committed {a.reshape(-1)[ne[0]]!r}, " \
-                f"regenerated {b.reshape(-1)[ne[0]]!r}" if len(ne) else ""
-        return [f"{label}: values differ ({len(ne)} of {a.size});{first}"]
-    return []
-
-
-def attr_type(obj, name):
-    aid = obj.attrs.get_id(name)
-    dt = aid.dtype
-    s = h5py.check_string_dtype(dt)
-    if s is not None:
-        return f"string({s.encoding}, {'variable' if s.length is None else s.length})", aid.shape
-    return str(dt), aid.shape
-
-
-def compare_attrs(label, a, b):
-    problems = []
-    na, nb = set(a.attrs.keys()), set(b.attrs.keys())
-    for n in sorted(na - nb):
-        problems.append(f"{label}: attribute {n!r} only in the committed file")
-    for n in sorted(nb - na):
-        problems.append(f"{label}: attribute {n!r} missing from the committed file")
-    for n in sorted(na & nb):
-        ta, tb = attr_type(a, n), attr_type(b, n)
-        if ta != tb:
-            problems.append(f"{label}: attribute {n!r} type {ta} committed, {tb} regenerated")
-            continue
-        va, vb = np.asarray(a.attrs[n]), np.asarray(b.attrs[n])
-        if va.dtype.kind == "f":
-            problems += compare_values(f"{label}: attribute {n!r}", va, vb)
-        elif va.dtype.kind == "O" or va.dtype.kind in "SU":
-            if va.tolist() != vb.tolist():
-                sa, sb = str(va.tolist()), str(vb.tolist())
-                i = next((i for i, (x, y) in enumerate(zip(sa, sb)) if x != y), min(len(sa), len(sb)))
-                problems.append(f"{label}: attribute {n!r} differs at character {i}: committed "
-                                f"{sa[max(0, i - 20):i + 40]!r}, regenerated {sb[max(0, i - 20):i + 40]!r}")
-        elif va.tobytes() != vb.tobytes():
-            problems.append(f"{label}: attribute {n!r} committed {va.tolist()!r}, regenerated {vb.tolist()!r}")
-    return problems
-
-
-def walk(f):
-    objs = {"/": f}
-    f.visititems(lambda name, obj: objs.__setitem__("/" + name, obj))
-    return objs
-
-
-def compare_file(committed, regenerated):
-    """(problems, number of datasets compared)."""
-    problems = []
-    ndatasets = 0
-    with h5py.File(committed, "r") as fa, h5py.File(regenerated, "r") as fb:
-        oa, ob = walk(fa), walk(fb)
-        for p in sorted(set(oa) - set(ob)):
-            problems.append(f"{p}: only in the committed file (regeneration does not make it)")
-        for p in sorted(set(ob) - set(oa)):
-            problems.append(f"{p}: missing from the committed file")
-        for p in sorted(set(oa) & set(ob)):
-            a, b = oa[p], ob[p]
-            if isinstance(a, h5py.Dataset) != isinstance(b, h5py.Dataset):
-                problems.append(f"{p}: a {type(a).__name__} committed, a {type(b).__name__} regenerated")
-                continue
-            problems += compare_attrs(p, a, b)
-            if isinstance(a, h5py.Dataset):
-                ndatasets += 1
-                if a.dtype != b.dtype or a.shape != b.shape:
-                    problems.append(f"{p}: committed {a.dtype} {a.shape}, regenerated {b.dtype} {b.shape}")
-                    continue
-                if a.id.get_space().get_simple_extent_type() != b.id.get_space().get_simple_extent_type():
-                    problems.append(f"{p}: dataspace class differs (scalar vs simple)")
-                    continue
-                problems += compare_values(p, a[()], b[()])
-    return problems, ndatasets
-
-
-def _compare_job(args):
-    committed_dir, tmp, n = args
-    a, b = os.path.join(committed_dir, n), os.path.join(tmp, n)
-    # Exports are byte for byte reproducible: identical bytes need no
-    # object-by-object comparison (None: identical files).
-    if filecmp.cmp(a, b, shallow=False):
-        return n, (None, count_objects(a)[0])
-    return n, compare_file(a, b)
-
+# --check: regenerate into a temporary directory and compare (fixture_diff.py).
 
 def check(committed_dir, only, workers):
     """Regenerates the files (all, or `only`) and compares them with committed_dir."""
     every = list(jobs())
-    committed = sorted(n for n in os.listdir(committed_dir) if n.endswith(".h5")) \
-        if os.path.isdir(committed_dir) else []
     if only:
         names = [n if n.endswith(".h5") else n + ".h5" for n in only]
         unknown = [n for n in names if n not in every]
         if unknown:
             print(f"check: no such fixture: {', '.join(unknown)} (known: {', '.join(every)})")
             return 2
-        committed = [n for n in committed if n in names]
     else:
         names = every
-    failures = 0
     with tempfile.TemporaryDirectory(prefix="litattn_check_") as tmp:
         export_files(tmp, names, workers, quiet=True)
-        regenerated = sorted(n for n in os.listdir(tmp) if n.endswith(".h5"))
-        both = []
-        for n in sorted(set(committed) | set(regenerated)):
-            if n not in regenerated:
-                print(f"FAIL {n}: committed but not regenerated (stale file, or its helper is missing)")
-                failures += 1
-            elif n not in committed:
-                print(f"FAIL {n}: regenerated but not committed")
-                failures += 1
-            else:
-                both.append(n)
-        args = [(committed_dir, tmp, n) for n in both]
-        results = dict(parallel_map(_compare_job, args, workers))
-        for n in both:
-            problems, nds = results[n]
-            if problems is None:
-                print(f"ok   {n}: {nds} datasets, byte-identical file")
-            elif problems:
-                failures += 1
-                print(f"FAIL {n}: {len(problems)} difference(s) in {nds} datasets")
-                for p in problems[:200]:
-                    print(f"    {p}")
-                if len(problems) > 200:
-                    print(f"    ... and {len(problems) - 200} more")
-            else:
-                print(f"ok   {n}: {nds} datasets, every value bit-identical, attributes equal")
-    print(f"check: {len(set(committed) | set(names))} files, {failures} with differences")
+        failures = fixture_diff.compare_dirs(committed_dir, tmp, names if only else None)
     return 1 if failures else 0
+
+
+# --------------------------------------------------------------------------
+# --regenerate: the build's own export, which the regen test compares with
+# fixtures/ (tests/meson.build). Ninja redoes it only when a file it read
+# changes: the depfile names them all.
+
+def files_read():
+    """Every file this export depends on: its Python modules (torch's too),
+    every shared library mapped (the BLAS among them), the chapter table, the
+    helpers the workers load, and /etc/alternatives, where Debian chooses
+    which libblas.so.3 is loaded."""
+    paths = {sys.executable, chapter_table.TABLE_PATH, "/etc/alternatives"}
+    paths.update(os.path.join(TOOLS_DIR, stem + ".py") for stem in HELPERS)
+    paths.update(os.path.abspath(m.__file__) for m in list(sys.modules.values())
+                 if isinstance(getattr(m, "__file__", None), str))
+    with open("/proc/self/maps") as f:
+        paths.update(line.split()[-1] for line in f if line.split()[-1].startswith("/"))
+    return sorted(p for p in paths if os.path.exists(p))
+
+
+def regenerate(out_dir, depfile, workers):
+    """Every fixture into out_dir, made afresh (out_dir is replaced once all
+    are written), and the depfile naming what it read, for out_dir."""
+    tmp = out_dir.rstrip("/") + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    export_files(tmp, list(jobs()), workers, quiet=True)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.rename(tmp, out_dir)
+    if depfile:
+        def esc(path):
+            return path.replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+        with open(depfile + ".tmp", "w") as f:
+            f.write(esc(out_dir) + ": \\\n" + " \\\n".join("  " + esc(p) for p in files_read()) + "\n")
+        os.replace(depfile + ".tmp", depfile)
 
 
 # --------------------------------------------------------------------------
@@ -1769,7 +1641,7 @@ def export_custom(args, argv):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    print(f"wrote {args.custom} ({count_objects(args.custom)[0]} datasets)")
+    print(f"wrote {args.custom} ({fixture_diff.count_objects(args.custom)[0]} datasets)")
 
 
 def main(argv):
@@ -1783,6 +1655,10 @@ def main(argv):
     p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                    help="worker processes (default: one per CPU); the bits do not depend on it")
     p.add_argument("--list", action="store_true", help="list the files an export writes, and exit")
+    p.add_argument("--regenerate", metavar="DIR",
+                   help="the build's export (tests/meson.build): every fixture into DIR, made afresh")
+    p.add_argument("--depfile", metavar="FILE",
+                   help="with --regenerate: a make depfile naming every file the export read")
     c = p.add_argument_group("a custom fixture (variant \"custom\")")
     c.add_argument("--custom", metavar="OUT.h5", help="write one custom fixture to OUT.h5")
     c.add_argument("--chapter", help="the chapter program (chapters/chapters.txt)")
@@ -1817,8 +1693,15 @@ def main(argv):
     if args.chapter or args.seed or args.tokens is not None or args.d_in is not None or args.set \
             or args.d_out is not None or args.qkv_bias or args.batch is not None:
         p.error("--chapter/--seed/--tokens/--d-in/--batch/--set/--d-out/--qkv-bias need --custom OUT.h5")
-    out_dir = os.path.abspath(args.out) if args.out else FIXTURES_DIR
     workers = max(1, args.jobs)
+    if args.regenerate:
+        if args.check or args.out or args.only:
+            p.error("--regenerate does not combine with --check, --out or --only")
+        regenerate(args.regenerate, args.depfile, workers)
+        return 0
+    if args.depfile:
+        p.error("--depfile needs --regenerate DIR")
+    out_dir = os.path.abspath(args.out) if args.out else FIXTURES_DIR
     t0 = time.time()
     if args.check:
         rc = check(out_dir, args.only, workers)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The README's first command: install what litattn needs on Debian 12,
-# configure and build it, and run every chapter once.
+# configure and build it (the fixtures exported again from PyTorch, for the
+# regen test, among it), run every chapter once, and make the book view.
 #
 #   tools/setup.sh [BUILD_DIR]      (default: build)
 set -eu
@@ -32,3 +33,7 @@ for name in $(awk '!/^#/ && NF { print $1 }' chapters/chapters.txt); do
     echo "=== $name"
     "$build/chapters/$name"
 done
+
+# The book view beside the notebooks (build/book-view/index.html), which the
+# view tests then find made; without ../shared/book it says why and goes on.
+meson compile -C "$build" book-view
