@@ -209,11 +209,6 @@ static int run_chapter_with(const char *kase, const char *chapter, char *const a
     return 1;
 }
 
-static int run_chapter(const char *kase, const char *chapter, char *const args[], const char *const *inputs,
-                       Verdict *v) {
-    return run_chapter_with(kase, chapter, args, NULL, inputs, v);
-}
-
 static int count_lines(const char *s) {
     int n = 0;
     for (; *s; s++) n += *s == '\n';
@@ -364,6 +359,16 @@ static void finish(const char *kase, const char *chapter, Verdict *v) {
     run_result_free(&v->run);
 }
 
+// run_chapter_with; a chapter that cannot be started is the case's FAIL,
+// reported and counted here (0: the caller goes on to the next case).
+static int run_or_fail(const char *kase, const char *chapter, char *const args[], const RunOptions *opt,
+                       const char *const *inputs, Verdict *v) {
+    if (run_chapter_with(kase, chapter, args, opt, inputs, v)) return 1;
+    report("FAIL", kase, chapter, v);
+    g.failed++;
+    return 0;
+}
+
 static void skip(const char *kase, const char *chapter, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void skip(const char *kase, const char *chapter, const char *fmt, ...) {
     char why[512];
@@ -427,11 +432,7 @@ static int read_catalogue(const char *path, Case *cases) {
 static void probe_chapter(Chapter *ch) {
     Verdict v;
     char *args[] = {"--help", NULL};
-    if (!run_chapter("help", ch->name, args, NULL, &v)) {
-        report("FAIL", "help", ch->name, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail("help", ch->name, args, NULL, NULL, &v)) return;
     if (v.run.exit_code != 0 || *v.run.err) reason(&v, "--help: exit %d, stderr '%s'", v.run.exit_code, v.line);
     ch->draws_weights = strstr(v.run.out, "--seed") != NULL;
     snprintf(v.line, sizeof v.line, "--help (%s weights)", ch->draws_weights ? "draws" : "draws no");
@@ -445,11 +446,7 @@ static void check_good(const Case *c) {
     char *args[] = {"--fixture", c->path, NULL};
     const char *inputs[] = {c->path, NULL};
     Verdict v;
-    if (!run_chapter(c->kase, c->chapter, args, inputs, &v)) {
-        report("FAIL", c->kase, c->chapter, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail(c->kase, c->chapter, args, NULL, inputs, &v)) return;
     if (v.run.exit_code != 0) reason(&v, "exit %d, expected 0", v.run.exit_code);
     if (*v.run.err) reason(&v, "stderr is not empty");
     if (!*v.run.out) reason(&v, "printed nothing");
@@ -505,11 +502,7 @@ static void check_case(const Case *c) {
     args[n] = NULL;
     const char *inputs[] = {c->path, ch->good_path, NULL};
     Verdict v;
-    if (!run_chapter(c->kase, c->chapter, args, inputs, &v)) {
-        report("FAIL", c->kase, c->chapter, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail(c->kase, c->chapter, args, NULL, inputs, &v)) return;
     if (is_probe && ch->n_probed < 64) {
         ch->probed[ch->n_probed] = strdup(attr);
         ch->probe_read[ch->n_probed++] = v.run.exit_code != 0;
@@ -592,11 +585,7 @@ static void check_command_line(const CommandLine *cl, Chapter *ch) {
                         : !strcmp(cl->mention, "@GOOD") ? good : cl->mention;
     const char *inputs[] = {good, NULL};
     Verdict v;
-    if (!run_chapter(cl->kase, ch->name, args, inputs, &v)) {
-        report("FAIL", cl->kase, ch->name, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail(cl->kase, ch->name, args, NULL, inputs, &v)) return;
     check_failure(ch->name, cl->exit_code, &v);
     must_mention(&v, "", mention);
     if (cl->exit_code == 1) {  // a path that is bad input: said as for a fixture

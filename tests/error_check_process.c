@@ -78,11 +78,7 @@ static void path_in(char *buf, size_t len, const char *name) {
 static void expect_good_run(const char *kase, Chapter *ch, char *const args[], const RunOptions *opt,
                             const char *const *inputs, const char *setting) {
     Verdict v;
-    if (!run_chapter_with(kase, ch->name, args, opt, inputs, &v)) {
-        report("FAIL", kase, ch->name, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail(kase, ch->name, args, opt, inputs, &v)) return;
     if (v.run.exit_code != 0 || *v.run.err)
         reason(&v, "exit %d, stderr '%s': expected 0 and nothing", v.run.exit_code, v.line);
     else if (strcmp(v.run.out, ch->good_out) != 0)
@@ -97,11 +93,7 @@ static void expect_good_run(const char *kase, Chapter *ch, char *const args[], c
 static void expect_refusal(const char *kase, Chapter *ch, char *const args[], const RunOptions *opt,
                            const char *const *inputs, const char *mention) {
     Verdict v;
-    if (!run_chapter_with(kase, ch->name, args, opt, inputs, &v)) {
-        report("FAIL", kase, ch->name, &v);
-        g.failed++;
-        return;
-    }
+    if (!run_or_fail(kase, ch->name, args, opt, inputs, &v)) return;
     check_failure(ch->name, 1, &v);
     must_mention(&v, "", mention);
     must_mention(&v, "", "expected");
@@ -233,11 +225,7 @@ static int dump_failure_cases(Chapter *ch, const char *fixture) {
         opt.pwrite_enospc = t[i].enospc;
         const char *inputs[] = {t[i].fixture, NULL};
         Verdict v;
-        if (!run_chapter_with(t[i].kase, ch->name, args, &opt, inputs, &v)) {
-            report("FAIL", t[i].kase, ch->name, &v);
-            g.failed++;
-            continue;
-        }
+        if (!run_or_fail(t[i].kase, ch->name, args, &opt, inputs, &v)) continue;
         check_failure(ch->name, 1, &v);
         must_mention(&v, "", t[i].mention);
         check_dump_dir(&v, dumps, keep, target, OLD_DUMP);
@@ -333,11 +321,7 @@ static int dump_success_case(Chapter *ch, const char *fixture) {
     char *args[] = {"--fixture", (char *)fixture, "--dump", link_path, NULL};
     const char *inputs[] = {fixture, NULL};
     Verdict v;
-    if (!run_chapter("dump_through_a_symlink_replaces_the_target", ch->name, args, inputs, &v)) {
-        report("FAIL", "dump_through_a_symlink_replaces_the_target", ch->name, &v);
-        g.failed++;
-        return 1;
-    }
+    if (!run_or_fail("dump_through_a_symlink_replaces_the_target", ch->name, args, NULL, inputs, &v)) return 1;
     if (v.run.exit_code != 0 || *v.run.err) reason(&v, "exit %d, stderr '%s': expected 0 and nothing", v.run.exit_code, v.line);
     else ch->dump_cpu = v.run.cpu_seconds;  // the measure for the dump cases after this one
     struct stat st;
@@ -581,11 +565,7 @@ static int killed_chapter_case(Chapter *ch, const char *good) {
         opt.ctx = &w;
         opt.limit = 60;
         attempts++;
-        if (!run_chapter_with("killed_chapter_leaves_no_child", ch->name, args, &opt, inputs, &v)) {
-            report("FAIL", "killed_chapter_leaves_no_child", ch->name, &v);
-            g.failed++;
-            return 1;
-        }
+        if (!run_or_fail("killed_chapter_leaves_no_child", ch->name, args, &opt, inputs, &v)) return 1;
         if (w.stopped || attempts == 5) break;
         run_result_free(&v.run);
     }
