@@ -423,18 +423,18 @@ void dump_abort(Dump *d) {
 // --- for chapters: one line and exit on failure ---------------------------------
 
 Dump *dump_create(const char *path, const DumpInput *inputs, int n_inputs) {
-    char err[1024];
+    char err[ERROR_LINE_LEN];
     Dump *d = dump_open(path, inputs, n_inputs, err, sizeof err);
     if (!d) die(EXIT_BAD_INPUT, "%s", err);
     return d;
 }
 
 void dump_write(Dump *d, const char *name, const char *role, Tensor t) {
-    char err[1024];
+    char err[ERROR_LINE_LEN];
     if (!dump_add(d, name, role, t, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
 }
 
 void dump_close(Dump *d) {
-    char err[1024];
+    char err[ERROR_LINE_LEN];
     if (d && !dump_commit(d, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
 }

@@ -84,15 +84,26 @@ void error_cleanup(void) {
 
 void die(int code, const char *fmt, ...) {
     error_cleanup();
-    char msg[1024], safe[4096];
+    // Sized from the message, so that no cause is ever cut from the line; a
+    // line too long for memory falls back to a buffer of ERROR_LINE_LEN.
+    static char fallback_msg[ERROR_LINE_LEN], fallback_safe[ERROR_LINE_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    size_t len = n > 0 ? (size_t)n + 1 : 1;
+    char *msg = malloc(len);
+    if (!msg) msg = fallback_msg, len = sizeof fallback_msg;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
     va_end(ap);
     // Messages quote names and values from files and from the command line:
     // escaped, a newline or a terminal control among them cannot reach the
     // terminal, and the message stays one plain line.
-    text_escape(safe, sizeof safe, msg);
+    size_t safe_len = text_escape(NULL, 0, msg) + 1;
+    char *safe = malloc(safe_len);
+    if (!safe) safe = fallback_safe, safe_len = sizeof fallback_safe;
+    text_escape(safe, safe_len, msg);
     fprintf(stderr, "%s: %s\n", program, safe);
     exit(code);
 }

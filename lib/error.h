@@ -4,10 +4,20 @@
 #ifndef LITATTN_ERROR_H
 #define LITATTN_ERROR_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdnoreturn.h>
 
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+// The longest name of a dataset, attribute or group that litattn asks a
+// file for (a longer one is refused, in a line that names its length).
+#define ERROR_NAME_MAX 255
+// A buffer that holds any one-line message whole, its cause included: a path
+// of up to PATH_MAX bytes, three names of up to ERROR_NAME_MAX bytes, and
+// what was expected and found, every byte possibly escaped to four
+// (text_escape). Messages are built to fit it, never cut to it.
+#define ERROR_LINE_LEN (4 * (PATH_MAX + 3 * ERROR_NAME_MAX + 1024))
 
 void error_set_program(const char *argv0);
 // Prints "<program>: <message>" on stderr, escaped by text_escape, and exits

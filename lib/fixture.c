@@ -62,6 +62,15 @@ static char *label_for(const char *path, const char *group) {
     return label;
 }
 
+// A name longer than ERROR_NAME_MAX is refused, so that every message that
+// quotes one stays whole (error.h): 1, or 0 with err.
+static int name_fits(char *err, const char *label, const char *what, const char *name) {
+    size_t n = strlen(name);
+    if (n <= ERROR_NAME_MAX) return 1;
+    return fail(err, "%s: expected %s name of at most %d bytes, found one of %zu bytes ('%.40s...')", label, what,
+                ERROR_NAME_MAX, n, name);
+}
+
 // Why open() refused the path, in the words of an error's "found".
 static const char *open_failure(int e) {
     switch (e) {
@@ -149,6 +158,8 @@ static int open_checked(const char *path, struct stat *st, char *err) {
 
 Fixture *fixture_open_with(const char *path, const char *group, const FixtureOptions *opt,
                            char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
+    if (group && strlen(path) < PATH_MAX && !name_fits(err, path, "a group", group)) return NULL;
     struct stat st;
     int fd = open_checked(path, &st, err);
     if (fd < 0) return NULL;
@@ -206,6 +217,8 @@ Fixture *fixture_open_all(const char *path, char err[FIXTURE_ERR_LEN]) {
 }
 
 Fixture *fixture_group(Fixture *all, const char *name, char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
+    if (!name_fits(err, all->path, "a group", name)) return NULL;
     const SnapGroup *g = NULL;
     for (int i = 1; i < all->snap->n_groups && !g; i++)
         if (!strcmp(all->snap->groups[i].name, name)) g = &all->snap->groups[i];
@@ -262,6 +275,8 @@ static const SnapAttr *find_attr(const Fixture *fx, const char *name) {
 int fixture_has(const Fixture *fx, const char *name) { return find_object(fx, name) != NULL; }
 
 static int read_dataset(Fixture *fx, const char *name, Size want, Tensor *out, char *err) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
+    if (!name_fits(err, fx->label, "a dataset", name)) return 0;
     char want_s[64], have_s[64] = "an unreadable shape";
     size_format(want, want_s, sizeof want_s);
     const SnapObject *o = find_object(fx, name);
@@ -360,6 +375,8 @@ static void describe_attr(const SnapAttr *a, AttrKind want, char *buf, size_t le
 // The attribute `name` if it is a single readable value of the wanted kind,
 // or NULL with the reason in err.
 static const SnapAttr *single_attr(Fixture *fx, const char *name, AttrKind want, const char *want_s, char *err) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
+    if (!name_fits(err, fx->label, "an attribute", name)) return NULL;
     const SnapAttr *a = find_attr(fx, name);
     if (!a) {
         fail(err, "%s: attribute '%s': expected %s %s, found no such attribute", fx->label, name,
@@ -413,6 +430,7 @@ int fixture_attr_double(Fixture *fx, const char *name, double *out, char err[FIX
 }
 
 int fixture_each_dataset(Fixture *fx, FixtureVisit fn, void *ctx, char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
     if (fx->grp->listing_failed) return fail(err, "%s: expected a listable group, found a corrupt one", fx->label);
     for (int i = 0; i < fx->grp->n_objects; i++)
         if (fx->grp->objects[i].is_dataset) fn(fx->grp->objects[i].name, fx->grp->objects[i].role, ctx);
@@ -420,6 +438,7 @@ int fixture_each_dataset(Fixture *fx, FixtureVisit fn, void *ctx, char err[FIXTU
 }
 
 int fixture_each_group(Fixture *fx, FixtureVisit fn, void *ctx, char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';  // a call that succeeds leaves no earlier message behind
     if (fx->grp->listing_failed) return fail(err, "%s: expected a listable group, found a corrupt one", fx->label);
     for (int i = 0; i < fx->grp->n_objects; i++)
         if (fx->grp->objects[i].is_group) fn(fx->grp->objects[i].name, "", ctx);

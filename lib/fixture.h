@@ -19,9 +19,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "error.h"
 #include "tensor.h"
 
-#define FIXTURE_ERR_LEN 512
+// Holds any message of the reader whole (error.h).
+#define FIXTURE_ERR_LEN ERROR_LINE_LEN
 // Values per dataset the reader accepts from a fixture (4 MiB of float32).
 #define FIXTURE_MAX_ELEMENTS (1 << 20)
 

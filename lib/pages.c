@@ -1,13 +1,84 @@
 // pages.c: memory for large buffers (see pages.h).
-#define _DEFAULT_SOURCE  // madvise(MADV_HUGEPAGE)
+#define _DEFAULT_SOURCE  // madvise(MADV_HUGEPAGE, MADV_POPULATE_WRITE)
 #include "pages.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL, and the pages fault in as usual
+#endif
 
 size_t pages_rounded(size_t bytes) {
     size_t align = bytes >= PAGES_HUGE ? PAGES_HUGE : PAGES_ALIGN;
     return (bytes + align - 1) & ~(align - 1);
+}
+
+// --- when to ask for huge pages ---------------------------------------------------
+//
+// A region advised MADV_HUGEPAGE gets a 2 MiB page per fault from the
+// kernel's free 2 MiB blocks. When none is left, what the fault does depends
+// on the THP "defrag" mode: under "always", "madvise" (Debian's default) and
+// "defer+madvise" it compacts memory there and then (direct compaction), and
+// the program waits: a third of a second for the GPT-2-size forward, right
+// after another process (torch) has used and freed memory. Under "defer" and
+// "never" it falls back to small pages at once. So: under "defer" or "never",
+// always ask; under the others, ask only while /proc/buddyinfo counted free
+// 2 MiB blocks at the first large allocation (less those handed out since,
+// and a margin for the rest of the machine); past them, small pages.
+
+enum { ASK_UNKNOWN, ASK_ALWAYS, ASK_WHILE_FREE };
+static int ask = ASK_UNKNOWN;
+static long free_blocks;  // 2 MiB blocks left to ask for under ASK_WHILE_FREE
+enum { MARGIN_BLOCKS = 32 };
+
+// The bracketed word of the defrag setting: "[madvise]" in
+// "always defer defer+madvise [madvise] never".
+static int defrag_stalls(void) {
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/defrag", "r");
+    char line[256] = "";
+    if (!f) return 0;  // no THP here: the advice is ignored, nothing stalls
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    return !strstr(line, "[defer]") && !strstr(line, "[never]");
+}
+
+// Free blocks of 2 MiB and more, in 2 MiB units, over every zone: the
+// columns of orders 9 and 10 of /proc/buddyinfo (4 KiB pages).
+static long buddy_free_blocks(void) {
+    FILE *f = fopen("/proc/buddyinfo", "r");
+    char line[512];
+    long blocks = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, "zone");
+        if (!p) continue;
+        p += 4;
+        while (*p == ' ') p++;
+        while (*p && *p != ' ') p++;  // the zone's name
+        long count[11] = {0};
+        int order = 0;
+        for (char *end; order < 11; order++, p = end) {
+            count[order] = strtol(p, &end, 10);
+            if (end == p) break;
+        }
+        if (order == 11) blocks += count[9] + 2 * count[10];
+    }
+    if (f) fclose(f);
+    return blocks;
+}
+
+static int ask_for_huge(size_t rounded) {
+    if (ask == ASK_UNKNOWN) {
+        ask = defrag_stalls() ? ASK_WHILE_FREE : ASK_ALWAYS;
+        if (ask == ASK_WHILE_FREE) free_blocks = buddy_free_blocks() - MARGIN_BLOCKS;
+    }
+    if (ask == ASK_ALWAYS) return 1;
+    long need = (long)(rounded / PAGES_HUGE);
+    if (need > free_blocks) return 0;
+    free_blocks -= need;
+    return 1;
 }
 
 void *pages_alloc(size_t bytes) {
@@ -15,6 +86,11 @@ void *pages_alloc(size_t bytes) {
     if (rounded < bytes) return NULL;  // past SIZE_MAX
     const int huge = rounded >= PAGES_HUGE;
     void *p = aligned_alloc(huge ? PAGES_HUGE : PAGES_ALIGN, rounded);
-    if (p && huge) (void)madvise(p, rounded, MADV_HUGEPAGE);
+    if (!p || !huge) return p;
+    if (ask_for_huge(rounded)) (void)madvise(p, rounded, MADV_HUGEPAGE);
+    // Every page at once, in one call, instead of one fault each: the
+    // buffer is about to be written whole. Advice only: on failure the
+    // pages fault in as they are touched.
+    (void)madvise(p, rounded, MADV_POPULATE_WRITE);
     return p;
 }

@@ -1,11 +1,12 @@
 // pages.h: memory for large buffers, on transparent huge pages where it can be.
 //
-// A fresh 4 KiB page costs a fault of about 16 us on these machines (a
-// virtual machine that shadows page tables): the 129 MB of a GPT-2-size dump
-// would cost half a second in faults alone. A buffer of 2 MiB or more is
-// therefore 2 MiB-aligned and advised MADV_HUGEPAGE (advice only: without
-// THP it is an ordinary buffer). Smaller ones are aligned to 64 bytes, for
-// any vector load.
+// On these machines (virtual machines whose page tables the host shadows)
+// small pages cost twice: a fault per 4 KiB page, and a TLB miss on every
+// new page a kernel streams through. A buffer of 2 MiB or more is therefore
+// 2 MiB-aligned, advised MADV_HUGEPAGE where that cannot stall the program
+// (pages.c: the kernel's defrag mode, and free 2 MiB blocks), and populated
+// in one call (MADV_POPULATE_WRITE) instead of one fault per page. Smaller
+// buffers are aligned to 64 bytes, for any vector load.
 #ifndef LITATTN_PAGES_H
 #define LITATTN_PAGES_H
 

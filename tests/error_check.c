@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "harness.h"
 
 #define MAX_CASES 8192
@@ -107,7 +108,7 @@ static struct {
 
 typedef struct {
     RunResult run;
-    char line[2048];      // stderr's first line, for the report
+    char line[ERROR_LINE_LEN + 256];  // stderr's first line, whole, for the checks and the report
     double cpu_allowed;   // the CPU time this run may take
     char why[8][320];     // reasons for a FAIL
     int n_why;
@@ -279,7 +280,7 @@ static void must_mention(Verdict *v, const char *what, const char *want) {
 
 // A path as the chapters show it: escaped.
 static void must_mention_path(Verdict *v, const char *path) {
-    char safe[8192];
+    char safe[ERROR_LINE_LEN];
     text_escape(safe, sizeof safe, path);
     if (!strstr(v->line, safe)) reason(v, "the line does not mention the fixture '%.200s'", safe);
 }

@@ -358,6 +358,104 @@ static int long_path_cases(Chapter *ch, const char *fixture) {
     return 2;
 }
 
+// A path of exactly `len` bytes under the scratch directory, ending in
+// `name`: directories of at most 255 bytes each are made on the way.
+static void path_of_length(char *buf, size_t len, const char *name) {
+    int n = snprintf(buf, len + 1, "%s/", g.scratch);
+    size_t used = (size_t)n, tail = strlen(name);
+    if (n < 0 || used + tail + 2 > len) die_setup("a path of that length", g.scratch);
+    while (used + tail < len) {
+        size_t left = len - tail - used;             // bytes before the name, each component with its '/'
+        size_t part = left > 256 ? 200 : left - 1;  // 200 while more than one component is left
+        memset(buf + used, 'p', part);
+        used += part;
+        buf[used] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) die_setup("a directory", buf);
+        buf[used++] = '/';
+    }
+    snprintf(buf + used, len + 1 - used, "%s", name);
+}
+
+// The first dataset of role `role` in the fixture, into name ("" if none).
+typedef struct {
+    const char *role;
+    char *name;
+    size_t len;
+} FirstOfRole;
+static void first_of_role(const char *dataset, const char *role, void *ctx) {
+    FirstOfRole *f = ctx;
+    if (!f->name[0] && !strcmp(role, f->role)) snprintf(f->name, f->len, "%s", dataset);
+}
+
+// Long paths and names, up to the longest accepted: the message keeps its
+// cause ("expected ..., found ...") whole, and names the path whole. A
+// fixture without its first input dataset at a path of 480, 1000 and
+// PATH_MAX - 1 bytes; then at that longest path, a group name of the most
+// bytes the reader accepts (ERROR_NAME_MAX), and one byte more.
+static int long_message_cases(Chapter *ch, const char *fixture) {
+    char input[256] = "", err[FIXTURE_ERR_LEN];
+    FirstOfRole want = {"input", input, sizeof input};
+    Fixture *fx = fixture_open(fixture, NULL, err);
+    if (fx) fixture_each_dataset(fx, first_of_role, &want, err);
+    fixture_close(fx);
+    if (!input[0]) {
+        skip("long_path_messages", ch->name, "its fixture has no dataset of role input");
+        return 0;
+    }
+    char broken[4400];
+    path_in(broken, sizeof broken, "no-input.h5");
+    copy_unshipped(fixture, broken);
+    hid_t f = H5Fopen(broken, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0 || H5Ldelete(f, input, H5P_DEFAULT) < 0 || H5Fclose(f) < 0) die_setup("a fixture without its input", broken);
+    char mention[512];
+    snprintf(mention, sizeof mention, "dataset '%s': expected float32&found no such dataset", input);
+    static const size_t lengths[] = {480, 1000, PATH_MAX - 1};
+    char *path = malloc(PATH_MAX + 1);
+    int n = 0;
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++) {
+        path_of_length(path, lengths[i], "f.h5");
+        remove(path);
+        if (link(broken, path) != 0) die_setup("a link to the fixture", path);
+        char kase[64];
+        snprintf(kase, sizeof kase, "missing_input_at_a_path_of_%zu_bytes", lengths[i]);
+        char *args[] = {"--fixture", path, NULL};
+        const char *inputs[] = {broken, NULL};
+        Verdict v;
+        if (!run_or_fail(kase, ch->name, args, NULL, inputs, &v)) continue;
+        check_failure(ch->name, 1, &v);
+        must_mention(&v, "", mention);
+        must_mention_path(&v, path);
+        finish(kase, ch->name, &v);
+        n++;
+    }
+    // At the longest path: the longest group name, and one byte more.
+    char group[ERROR_NAME_MAX + 2];
+    memset(group, 'g', ERROR_NAME_MAX + 1);
+    group[ERROR_NAME_MAX + 1] = '\0';
+    char too_long[64];
+    snprintf(too_long, sizeof too_long, "at most %d bytes&found one of %d bytes", ERROR_NAME_MAX, ERROR_NAME_MAX + 1);
+    for (int extra = 0; extra <= 1; extra++) {
+        group[ERROR_NAME_MAX + extra] = '\0';
+        char *args[] = {"--fixture", path, "--group", group, NULL};
+        const char *inputs[] = {broken, NULL};
+        const char *kase = extra ? "group_name_one_byte_too_long" : "longest_group_name_at_the_longest_path";
+        Verdict v;
+        if (!run_or_fail(kase, ch->name, args, NULL, inputs, &v)) continue;
+        check_failure(ch->name, 1, &v);
+        char found[ERROR_NAME_MAX + 64];
+        snprintf(found, sizeof found, "expected a group '%s'&found none", group);
+        must_mention(&v, "", extra ? too_long : found);
+        must_mention_path(&v, path);
+        finish(kase, ch->name, &v);
+        n++;
+        group[ERROR_NAME_MAX + extra] = 'g';
+    }
+    unlink(path);
+    free(path);
+    unlink(broken);
+    return n;
+}
+
 // A fixture an HDF5 writer has open (HDF5 1.10 holds an exclusive flock
 // meanwhile; this process holds one the same way).
 static int locked_fixture_case(Chapter *ch, const char *good) {
@@ -479,18 +577,9 @@ static void write_slow_fixture(const char *good, const char *path) {
     copy_file(good, path);
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) die_setup("a slow fixture", path);
-    hsize_t n = 1 << 20, one = 1;
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(1, &n, NULL);
-    H5Pset_chunk(dcpl, 1, &one);
-    for (int i = 0; i < 12; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "slow_%02d", i);
-        hid_t ds = H5Dcreate2(f, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        if (ds < 0) die_setup("a slow dataset", path);
-        H5Dclose(ds);
-    }
-    H5Sclose(space);
-    H5Pclose(dcpl);
+    // Names that take HDF5 about a second each to open (harness.h): the
+    // reader child is there to be caught on any CPU, until its limit.
+    if (!write_endless_opens(f, HARNESS_ENDLESS_LINKS)) die_setup("endless links", path);
     if (H5Fclose(f) < 0) die_setup("a slow fixture", path);
 }
 
@@ -547,8 +636,9 @@ static int kill_when_child(pid_t pid, void *ctx) {
 
 // The chapter killed (SIGKILL: no handler runs) while its reader child
 // runs: the child must go at once too, not read on. The fixture is made
-// slow to read (a second or so), so that the child is there to be caught;
-// a child caught already finished proves nothing, and the run is repeated.
+// endless to read (it stops only at the child's CPU limit), so that the
+// child is there to be caught on any CPU; a child caught already finished
+// would prove nothing, and the run is repeated.
 static int killed_chapter_case(Chapter *ch, const char *good) {
     char path[4400];
     path_in(path, sizeof path, "slow.h5");
@@ -654,6 +744,7 @@ static int process_cases(Chapter *ch) {
     n += dump_failure_cases(ch, fixture);
     n += dump_signal_cases(ch, fixture);
     n += long_path_cases(ch, fixture);
+    n += long_message_cases(ch, fixture);
     n += locked_fixture_case(ch, fixture);
     n += fifo_race_case(ch, fixture);
     n += descriptor_limit_case(ch, fixture);

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
 #include "fixture.h"
 #include "strbuf.h"
 
@@ -353,4 +355,38 @@ int process_alive(pid_t pid) {
     buf[n] = '\0';
     const char *close_paren = strrchr(buf, ')');  // the state follows the command name
     return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
+int write_endless_opens(int64_t file, int links) {
+    hid_t g = H5Gcreate2(file, "endless", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return 0;
+    int ok = H5Lcreate_hard(file, "/endless", g, "endless", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    hsize_t three = 3;
+    hid_t space = H5Screate_simple(1, &three, NULL);
+    hid_t ds = H5Dcreate2(g, "d", H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ok = ok && ds >= 0;
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(space);
+    // hop_k -> /endless/endless/.../endless/hop_{k+1}; the last hop -> .../d
+    const size_t step = strlen("endless/");
+    char *target = malloc(1 + HARNESS_ENDLESS_DEPTH * step + 32);
+    ok = ok && target;
+    for (int k = HARNESS_ENDLESS_HOPS; k >= 1 && ok; k--) {
+        char *p = target;
+        *p++ = '/';
+        for (int i = 0; i < HARNESS_ENDLESS_DEPTH; i++, p += step) memcpy(p, "endless/", step);
+        if (k == HARNESS_ENDLESS_HOPS) snprintf(p, 32, "d");
+        else snprintf(p, 32, "hop_%d", k + 1);
+        char name[32];
+        snprintf(name, sizeof name, "hop_%d", k);
+        ok = H5Lcreate_soft(target, g, name, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    }
+    free(target);
+    for (int i = 0; i < links && ok; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "endless_%04d", i);
+        ok = H5Lcreate_soft("/endless/hop_1", file, name, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    }
+    H5Gclose(g);
+    return ok;
 }

@@ -4,6 +4,7 @@
 #define LITATTN_HARNESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <sys/types.h>
 
@@ -89,6 +90,21 @@ char *read_whole_file(const char *path, size_t *len);
 // file's end of address: a fixture so lengthened reads the same, but is no
 // longer one a chapter was built with). Returns 0 if either file failed.
 int copy_file_with(const char *from, const char *to, int extra);
+
+// Adds to the root of the open HDF5 file `file` a group "endless" that
+// holds itself (endless/endless is endless), a small dataset in it, and
+// `links` soft links endless_0000, ... that lead to the dataset through a
+// chain of HARNESS_ENDLESS_HOPS soft links, each a path of
+// HARNESS_ENDLESS_DEPTH components endless/endless/...: opening one name
+// walks 14 x 20000 groups, about a second of CPU time here, and HDF5 caches
+// none of it. A reader that opens every name does that `links` times: with
+// 4096 names, over 10^9 group look-ups, past any limit a test sets on any
+// CPU. Work that only a limit stops, in a file of about 1 MiB. Returns 0 if
+// HDF5 failed.
+#define HARNESS_ENDLESS_LINKS 4096
+#define HARNESS_ENDLESS_HOPS 14
+#define HARNESS_ENDLESS_DEPTH 20000
+int write_endless_opens(int64_t file, int links);
 
 // The pids of pid's children (from /proc/PID/task/PID/children): up to max;
 // returns how many.

@@ -289,6 +289,33 @@ static void test_dropout(Fixture *fx, const char *name) {
     compare(label, &next, need_as(fx, "next", SIZE(1)));
 }
 
+// torch.manual_seed(seed); d = nn.Dropout(p); d.train(training); d(x); then
+// torch.rand(1): the module as a whole. At p = 1 in training mode it returns
+// x * 0 and draws nothing; at p = 0 and in eval mode it returns x itself.
+static void test_dropout_module(Fixture *fx, const char *name) {
+    char seed_text[64], p_text[64], err[FIXTURE_ERR_LEN];
+    uint64_t seed;
+    if (!fixture_attr_string(fx, "seed", seed_text, sizeof seed_text, err) ||
+        !fixture_attr_string(fx, "p", p_text, sizeof p_text, err))
+        die(EXIT_BAD_INPUT, "%s", err);
+    if (!torch_parse_seed(seed_text, &seed)) die(EXIT_BAD_INPUT, "%s: seed '%s'", fixture_path(fx), seed_text);
+    TorchGenerator g;
+    torch_manual_seed(&g, seed);
+    RandomSource rs = torch_generator_source(&g);
+    draws_use_source(&rs);
+    Tensor x = need_shaped(fx, "x", "");
+    Dropout dropout = dropout_new("dropout", strtod(p_text, NULL));
+    long long training;
+    if (!fixture_attr_int_in(fx, "training", 0, 1, &training, err)) die(EXIT_BAD_INPUT, "%s", err);
+    dropout.training = training != 0;
+    Tensor out = dropout_forward(&dropout, x);
+    compare(name, out.data, need_as(fx, "out", shape(x)));
+    const float next = uniform01(&rs);
+    char label[160];
+    snprintf(label, sizeof label, "%s (the next draw)", name);
+    compare(label, &next, need_as(fx, "next", SIZE(1)));
+}
+
 static struct {
     const char *kernel;
     void (*run)(Fixture *fx, const char *name);
@@ -304,7 +331,7 @@ static struct {
     {"softmax_dim", test_softmax_dim, 0},               {"softmax_rows_nd", test_softmax_rows_nd, 0},
     {"mul_broadcast", test_mul_broadcast, 0},           {"div_broadcast", test_div_broadcast, 0},
     {"masked_fill", test_masked_fill, 0},               {"sum_rows_keepdim", test_sum_rows_keepdim, 0},
-    {"dropout", test_dropout, 0},
+    {"dropout", test_dropout, 0},       {"dropout_module", test_dropout_module, 0},
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
 

@@ -15,6 +15,7 @@ Writes fixtures/kernel_cases.h5: one group per case, holding
   expr     string attribute: the torch expression that made "out"
   seed, p  string attributes of dropout cases: torch.manual_seed's argument
            (decimal) and the probability as Python's repr()
+  training int64 attribute of dropout_module cases: 1 in training mode, 0 in eval
   broadcast string attribute of mul_broadcast / div_broadcast cases: the
            shape of b against a (rows, n): "column" (rows, 1), "row" (1, n),
            "scalar" (), "same" (rows, n)
@@ -71,6 +72,9 @@ KERNELS = {
     "sum_rows_keepdim": "x 2-D or 3-D -> out (..., 1) = x.sum(dim=-1, keepdim=True); sizes rows, n, ndim/dim*",
     "dropout": "torch.manual_seed(seed); out = nn.Dropout(p)(x) in training mode; noise (the mask torch drew: "
                "0 or 1/(1-p)), next (the torch.rand(1) drawn right after); sizes n, ndim/dim*; seed, p",
+    "dropout_module": "torch.manual_seed(seed); d = nn.Dropout(p); d.train(training); out = d(x); next (the "
+                      "torch.rand(1) drawn right after: where the module left the generator); sizes n, "
+                      "ndim/dim*; seed, p, training",
 }
 
 ALL_N = list(range(1, 71))
@@ -411,6 +415,10 @@ def _neg_zero_cases():
         b = torch.linspace(1.0, 2.0, n)
         cases.append(_Case(f"dot_negzero_n{n}", "dot", "torch.dot(a, b) (every product -0)", {"a": a, "b": b},
                            torch.dot(a, b), n=n))
+    # Every length from 1 to 40: below one vector (n < 8) the sum's last step
+    # is 0 + s; above, whole vectors and a tail. A sum that starts from its
+    # first value instead of from +0 gives -0 here.
+    for n in range(1, 41):
         x = torch.full((n,), -0.0)
         cases.append(_Case(f"sum_negzero_n{n}", "sum", "x.sum() (every value -0)", {"x": x}, x.sum(), n=n))
         x = torch.tensor([[-0.0] * n, [0.0] * n, [-0.0] * (n - 1) + [0.0]])
@@ -578,10 +586,40 @@ def _dropout_cases():
     return cases
 
 
+def _dropout_module_cases():
+    """The module as a whole, where it draws nothing: p = 1 in training mode
+    (input * 0: signed zeros, NaN from NaN and from inf), p = 0 and eval mode
+    (the input itself); and two masks, for the module's own drawing path."""
+    special = torch.tensor([1.5, -2.0, 0.0, -0.0, float("nan"), float("inf"), -float("inf"), -1e-30, 3e38])
+    cases = []
+    for i, (shape, p, training) in enumerate([((9,), 1.0, 1), ((3, 9), 1.0, 1), ((2, 2, 9), 1.0, 1),
+                                              ((1,), 1.0, 1), ((9,), 0.0, 1), ((9,), 0.5, 0), ((9,), 1.0, 0),
+                                              ((3, 9), 0.5, 1), ((2, 6, 6), 0.1, 1)]):
+        seed = [123, 0, -1, 42, 789, 7, 2**64 - 1, 5, 11][i]
+        name = f"dropout_module_{'x'.join(map(str, shape))}_p{p:g}_train{training}_seed{seed}"
+        n = 1
+        for d in shape:
+            n *= d
+        x = _draw(_gen(name), shape, KINDS[i % 3])
+        flat = x.view(-1)
+        flat[: min(n, 9)] = special[: min(n, 9)]
+        torch.manual_seed(seed)
+        module = torch.nn.Dropout(p)
+        module.train(bool(training))
+        out = module(x)
+        nxt = torch.rand(1)
+        c = _Case(name, "dropout_module", f"torch.manual_seed({seed}); nn.Dropout({p!r}).train({bool(training)})(x);"
+                  " torch.rand(1)", {"x": x}, out, n=n, seed=str(seed), p=repr(p), training=training,
+                  **_shape_attrs("", shape))
+        c.extra = {"next": nxt}
+        cases.append(c)
+    return cases
+
+
 def _cases():
     return (_matmul_cases() + _reduction_cases() + _elementwise_cases() + _softmax_cases()
             + _neg_zero_cases() + _bmm_cases() + _matmul_nd_cases() + _softmax_nd_cases() + _broadcast_cases()
-            + _masked_fill_cases() + _sum_keepdim_cases() + _dropout_cases())
+            + _masked_fill_cases() + _sum_keepdim_cases() + _dropout_cases() + _dropout_module_cases())
 
 
 def _provenance():
