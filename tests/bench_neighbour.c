@@ -18,16 +18,6 @@
 
 enum { ROUNDS = 5 };
 
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct {
     const char *label;
     char *const *neighbour;  // NULL: none
@@ -57,7 +47,7 @@ static void run_setting(const char *chapter, Setting *s) {
         wall[n] = r.seconds, cpu[n] = r.cpu_seconds, n++;
         run_result_free(&r);
     }
-    s->wall = median(wall, n), s->cpu = median(cpu, n), s->ok = 1;
+    s->wall = harness_median(wall, n), s->cpu = harness_median(cpu, n), s->ok = 1;
 }
 
 int main(int argc, char **argv) {

@@ -17,16 +17,6 @@
 
 #include "harness.h"
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 // One run; its wall time in ms, or -1 (and why on stderr) if it failed.
 static double once(char *const argv[]) {
     RunResult r;
@@ -75,8 +65,8 @@ int main(int argc, char **argv) {
             continue;
         }
         const char *name = strrchr(exe, '/');
-        printf("%-32s %10.1f %12.1f %10.1f\n", name ? name + 1 : exe, median(a, runs), median(b, runs),
-               median(t, runs));
+        printf("%-32s %10.1f %12.1f %10.1f\n", name ? name + 1 : exe, harness_median(a, runs), harness_median(b, runs),
+               harness_median(t, runs));
     }
     printf("book: the book fixture, answered from what the build read of it (no HDF5 at run time);\n"
            "other copy: the same bytes and one more, read by HDF5 in the reader child.\n"

@@ -106,6 +106,9 @@ int copy_file_with(const char *from, const char *to, int extra);
 #define HARNESS_ENDLESS_DEPTH 20000
 int write_endless_opens(int64_t file, int links);
 
+// The median of v[0..n-1] (n >= 1; v is sorted in place).
+double harness_median(double *v, int n);
+
 // The pids of pid's children (from /proc/PID/task/PID/children): up to max;
 // returns how many.
 int child_pids(pid_t pid, pid_t *out, int max);

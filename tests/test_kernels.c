@@ -264,56 +264,60 @@ static void test_sum_rows_keepdim(Fixture *fx, const char *name) {
     compare(name, got.data, need_as(fx, "out", shape(got)));
 }
 
-// torch.manual_seed(seed); nn.Dropout(p)(x) in training mode; then torch.rand(1):
-// the mask, the output, and where the generator stands afterwards.
-static void test_dropout(Fixture *fx, const char *name) {
+// A dropout case's generator, seeded as its `seed` attribute says and made
+// the source draws come from, and its module: nn.Dropout(p) with the `p`
+// attribute (in training mode).
+static Dropout dropout_case(Fixture *fx, TorchGenerator *g, RandomSource *rs) {
     char seed_text[64], p_text[64], err[FIXTURE_ERR_LEN];
     uint64_t seed;
     if (!fixture_attr_string(fx, "seed", seed_text, sizeof seed_text, err) ||
         !fixture_attr_string(fx, "p", p_text, sizeof p_text, err))
         die(EXIT_BAD_INPUT, "%s", err);
     if (!torch_parse_seed(seed_text, &seed)) die(EXIT_BAD_INPUT, "%s: seed '%s'", fixture_path(fx), seed_text);
+    torch_manual_seed(g, seed);
+    *rs = torch_generator_source(g);
+    draws_use_source(rs);
+    return dropout_new("dropout", strtod(p_text, NULL));
+}
+
+// Where the case left the generator: the next torch.rand(1) against torch's.
+static void compare_next_draw(Fixture *fx, const char *name, RandomSource *rs) {
+    const float next = uniform01(rs);
+    char label[160];
+    snprintf(label, sizeof label, "%s (the next draw)", name);
+    compare(label, &next, need_as(fx, "next", SIZE(1)));
+}
+
+// torch.manual_seed(seed); nn.Dropout(p)(x) in training mode; then torch.rand(1):
+// the mask, the output, and where the generator stands afterwards.
+static void test_dropout(Fixture *fx, const char *name) {
     TorchGenerator g;
-    torch_manual_seed(&g, seed);
-    RandomSource rs = torch_generator_source(&g);
-    draws_use_source(&rs);
+    RandomSource rs;
+    Dropout dropout = dropout_case(fx, &g, &rs);
     Tensor x = need_shaped(fx, "x", "");
-    Dropout dropout = dropout_new("dropout", strtod(p_text, NULL));
     Tensor noise = draw_dropout_noise("noise", shape(x), dropout.p);
     char label[160];
     snprintf(label, sizeof label, "%s (noise)", name);
     compare(label, noise.data, need_as(fx, "noise", shape(x)));
     compare(name, torch_mul(x, noise).data, need_as(fx, "out", shape(x)));
-    const float next = uniform01(&rs);
-    snprintf(label, sizeof label, "%s (the next draw)", name);
-    compare(label, &next, need_as(fx, "next", SIZE(1)));
+    compare_next_draw(fx, name, &rs);
 }
 
 // torch.manual_seed(seed); d = nn.Dropout(p); d.train(training); d(x); then
 // torch.rand(1): the module as a whole. At p = 1 in training mode it returns
 // x * 0 and draws nothing; at p = 0 and in eval mode it returns x itself.
 static void test_dropout_module(Fixture *fx, const char *name) {
-    char seed_text[64], p_text[64], err[FIXTURE_ERR_LEN];
-    uint64_t seed;
-    if (!fixture_attr_string(fx, "seed", seed_text, sizeof seed_text, err) ||
-        !fixture_attr_string(fx, "p", p_text, sizeof p_text, err))
-        die(EXIT_BAD_INPUT, "%s", err);
-    if (!torch_parse_seed(seed_text, &seed)) die(EXIT_BAD_INPUT, "%s: seed '%s'", fixture_path(fx), seed_text);
     TorchGenerator g;
-    torch_manual_seed(&g, seed);
-    RandomSource rs = torch_generator_source(&g);
-    draws_use_source(&rs);
-    Tensor x = need_shaped(fx, "x", "");
-    Dropout dropout = dropout_new("dropout", strtod(p_text, NULL));
+    RandomSource rs;
+    Dropout dropout = dropout_case(fx, &g, &rs);
+    char err[FIXTURE_ERR_LEN];
     long long training;
     if (!fixture_attr_int_in(fx, "training", 0, 1, &training, err)) die(EXIT_BAD_INPUT, "%s", err);
     dropout.training = training != 0;
+    Tensor x = need_shaped(fx, "x", "");
     Tensor out = dropout_forward(&dropout, x);
     compare(name, out.data, need_as(fx, "out", shape(x)));
-    const float next = uniform01(&rs);
-    char label[160];
-    snprintf(label, sizeof label, "%s (the next draw)", name);
-    compare(label, &next, need_as(fx, "next", SIZE(1)));
+    compare_next_draw(fx, name, &rs);
 }
 
 static struct {
