@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
 
     In(31, "torch.manual_seed(123)");
     manual_seed(123);
-    Dropout dropout = dropout_new("dropout", setting_float("dropout", 0.5));  // dropout rate of 50%
+    Dropout dropout = nn_dropout("dropout", setting_float("dropout", 0.5));  // dropout rate of 50%
     Tensor example = torch_ones(SIZE(6, 6));  // create a matrix of ones
     Tensor dropped_example = dropout_forward(&dropout, example);
     print(dropped_example);

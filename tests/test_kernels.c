@@ -17,11 +17,11 @@
 
 #include "error.h"
 #include "fixture.h"
-#include "draws.h"
 #include "dropout.h"
 #include "init.h"
 #include "kernels.h"
 #include "ops.h"
+#include "param_source.h"
 #include "torch_generator.h"
 #include "tensor.h"
 #include "ulp.h"
@@ -276,10 +276,10 @@ static void test_dropout(Fixture *fx, const char *name) {
     TorchGenerator g;
     torch_manual_seed(&g, seed);
     RandomSource rs = torch_generator_source(&g);
-    draws_use_source(&rs);
+    ParamSource ps = param_source_random(&rs);
     Tensor x = need_shaped(fx, "x", "");
-    Dropout dropout = dropout_new("dropout", strtod(p_text, NULL));
-    Tensor noise = draw_dropout_noise("noise", shape(x), dropout.p);
+    Dropout dropout = dropout_new(&ps, "dropout", strtod(p_text, NULL));
+    Tensor noise = dropout_noise(&dropout, shape(x));
     char label[160];
     snprintf(label, sizeof label, "%s (noise)", name);
     compare(label, noise.data, need_as(fx, "noise", shape(x)));

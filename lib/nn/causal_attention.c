@@ -10,26 +10,25 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "keep.h"
 #include "ops.h"
-#include "runtime.h"
 
-static Linear layer(const char *module, const char *layer_name, int in, int out, bool bias) {
+static Linear layer(const ParamSource *ps, const char *module, const char *layer_name, int in, int out,
+                    bool bias) {
     char key[96];
     snprintf(key, sizeof key, "%s.%s", module, layer_name);
-    return linear_new(key, in, out, bias);
+    return linear_new(ps, key, in, out, bias);
 }
 
-CausalAttention causal_attention(const char *name, int d_in, int d_out, int context_length, double dropout,
-                                 bool qkv_bias) {
-    CausalAttention m = {.d_out = d_out, .softmax_dim = -1};
+CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                     int d_out, int context_length, double dropout, bool qkv_bias) {
+    CausalAttention m = {.d_out = d_out, .softmax_dim = -1, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
-    m.W_query = layer(name, "W_query", d_in, d_out, qkv_bias);
-    m.W_key = layer(name, "W_key", d_in, d_out, qkv_bias);
-    m.W_value = layer(name, "W_value", d_in, d_out, qkv_bias);
+    m.W_query = layer(ps, name, "W_query", d_in, d_out, qkv_bias);
+    m.W_key = layer(ps, name, "W_key", d_in, d_out, qkv_bias);
+    m.W_value = layer(ps, name, "W_value", d_in, d_out, qkv_bias);
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
-    m.dropout = dropout_new(key, dropout);
+    m.dropout = dropout_new(ps, key, dropout);
     m.mask = torch_triu(torch_ones(SIZE(context_length, context_length)), 1);
     return m;
 }
@@ -41,7 +40,7 @@ Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens) {
     // more tokens than context_length would not fit (torch raises there).
     if (num_tokens > mask.shape[0])
         die(EXIT_BAD_INPUT, "%s: %s: expected inputs of at most context_length = %d tokens, found %d",
-            runtime_fixture_label(), module, mask.shape[0], num_tokens);
+            error_input(), module, mask.shape[0], num_tokens);
     return torch_slice2(torch_bool(mask), num_tokens, num_tokens);
 }
 
@@ -50,7 +49,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
         char s[96];
         size_format(shape(x), s, sizeof s);
         die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
-            runtime_fixture_label(), m->name, s);
+            error_input(), m->name, s);
     }
     const int num_tokens = dim(x, 1);
     Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
@@ -68,11 +67,11 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     attn_weights = dropout_replace(&m->dropout, attn_weights);
 
     Tensor context_vec = torch_matmul(attn_weights, values);
-    KEEP_LOCAL(m->name, keys);
-    KEEP_LOCAL(m->name, queries);
-    KEEP_LOCAL(m->name, values);
-    KEEP_LOCAL(m->name, attn_scores);
-    KEEP_LOCAL(m->name, attn_weights);
-    KEEP_LOCAL(m->name, context_vec);
+    RECORD(&m->rec, m->name, keys);
+    RECORD(&m->rec, m->name, queries);
+    RECORD(&m->rec, m->name, values);
+    RECORD(&m->rec, m->name, attn_scores);
+    RECORD(&m->rec, m->name, attn_weights);
+    RECORD(&m->rec, m->name, context_vec);
     return context_vec;
 }

@@ -3,13 +3,12 @@
 
 #include <stdio.h>
 
-#include "draws.h"
 #include "error.h"
 #include "init.h"
 #include "fast_kernels.h"
 #include "ops.h"
 
-Linear linear_new(const char *name, int in, int out, bool bias) {
+Linear linear_new(const ParamSource *ps, const char *name, int in, int out, bool bias) {
     if (in < 1 || out < 1) die(EXIT_BAD_INPUT, "nn.Linear: in_features %d and out_features %d must be >= 1", in, out);
     Linear l = {.weight = tensor_empty(SIZE(out, in))};
     snprintf(l.name, sizeof l.name, "%s", name);
@@ -18,13 +17,13 @@ Linear linear_new(const char *name, int in, int out, bool bias) {
     // in the same order. kaiming_uniform_(weight, a=sqrt(5)) is U(-b, b).
     double wb = kaiming_uniform_bound(in);
     snprintf(key, sizeof key, "%s.weight", name);
-    draw_uniform_(key, l.weight, -wb, wb);
+    ps->uniform_(ps->ctx, key, l.weight, -wb, wb);
     l.weight.requires_grad = true;
     if (bias) {
         l.bias = tensor_empty(SIZE(out));
         double bb = linear_bias_bound(in);
         snprintf(key, sizeof key, "%s.bias", name);
-        draw_uniform_(key, l.bias, -bb, bb);
+        ps->uniform_(ps->ctx, key, l.bias, -bb, bb);
         l.bias.requires_grad = true;
     }
     return l;

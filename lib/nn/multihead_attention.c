@@ -12,15 +12,13 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "keep.h"
 #include "ops.h"
-#include "runtime.h"
 
-MultiHeadAttentionWrapper multihead_attention_wrapper(const char *name, int d_in, int d_out, int context_length,
-                                                      double dropout, int num_heads, bool qkv_bias) {
+MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
+                                                          const char *name, int d_in, int d_out, int context_length,
+                                                          double dropout, int num_heads, bool qkv_bias) {
     if (num_heads < 1 || num_heads > MAX_HEADS)
-        die(EXIT_BAD_INPUT, "%s: %s: expected 1 to %d heads, found %d", runtime_fixture_label(), name, MAX_HEADS,
-            num_heads);
+        die(EXIT_BAD_INPUT, "%s: %s: expected 1 to %d heads, found %d", error_input(), name, MAX_HEADS, num_heads);
     MultiHeadAttentionWrapper m = {.num_heads = num_heads};
     snprintf(m.name, sizeof m.name, "%s", name);
     // nn.ModuleList([CausalAttention(...) for _ in range(num_heads)]): each
@@ -28,7 +26,7 @@ MultiHeadAttentionWrapper multihead_attention_wrapper(const char *name, int d_in
     for (int i = 0; i < num_heads; i++) {
         char head[64];
         snprintf(head, sizeof head, "%s.heads.%d", name, i);
-        m.heads[i] = causal_attention(head, d_in, d_out, context_length, dropout, qkv_bias);
+        m.heads[i] = causal_attention_new(ps, rec, head, d_in, d_out, context_length, dropout, qkv_bias);
     }
     return m;
 }
@@ -40,27 +38,29 @@ Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor 
     return torch_cat(m->num_heads, outs, -1);
 }
 
-static Linear layer(const char *module, const char *layer_name, int in, int out, bool bias) {
+static Linear layer(const ParamSource *ps, const char *module, const char *layer_name, int in, int out,
+                    bool bias) {
     char key[96];
     snprintf(key, sizeof key, "%s.%s", module, layer_name);
-    return linear_new(key, in, out, bias);
+    return linear_new(ps, key, in, out, bias);
 }
 
-MultiHeadAttention multihead_attention(const char *name, int d_in, int d_out, int context_length, double dropout,
-                                       int num_heads, bool qkv_bias) {
+MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                           int d_out, int context_length, double dropout, int num_heads,
+                                           bool qkv_bias) {
     // assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
     if (num_heads < 1 || d_out % num_heads != 0)
         die(EXIT_BAD_INPUT, "%s: %s: expected num_heads to divide d_out (d_out must be divisible by num_heads), "
-            "found d_out = %d and num_heads = %d", runtime_fixture_label(), name, d_out, num_heads);
-    MultiHeadAttention m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads};
+            "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
+    MultiHeadAttention m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
-    m.W_query = layer(name, "W_query", d_in, d_out, qkv_bias);
-    m.W_key = layer(name, "W_key", d_in, d_out, qkv_bias);
-    m.W_value = layer(name, "W_value", d_in, d_out, qkv_bias);
-    m.out_proj = layer(name, "out_proj", d_out, d_out, true);  // Linear layer to combine head outputs
+    m.W_query = layer(ps, name, "W_query", d_in, d_out, qkv_bias);
+    m.W_key = layer(ps, name, "W_key", d_in, d_out, qkv_bias);
+    m.W_value = layer(ps, name, "W_value", d_in, d_out, qkv_bias);
+    m.out_proj = layer(ps, name, "out_proj", d_out, d_out, true);  // Linear layer to combine head outputs
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
-    m.dropout = dropout_new(key, dropout);
+    m.dropout = dropout_new(ps, key, dropout);
     m.mask = torch_triu(torch_ones(SIZE(context_length, context_length)), 1);
     return m;
 }
@@ -84,7 +84,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
         char s[96];
         size_format(shape(x), s, sizeof s);
         die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
-            runtime_fixture_label(), m->name, s);
+            error_input(), m->name, s);
     }
     const int b = dim(x, 0), num_tokens = dim(x, 1);
     Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
@@ -108,11 +108,11 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     Tensor merged = view(torch_contiguous(context_vec), SIZE(b, num_tokens, m->d_out));
     context_vec = linear_forward(&m->out_proj, merged);               // optional projection
     tensor_free(merged);
-    KEEP_LOCAL(m->name, keys);
-    KEEP_LOCAL(m->name, queries);
-    KEEP_LOCAL(m->name, values);
-    KEEP_LOCAL(m->name, attn_scores);
-    KEEP_LOCAL(m->name, attn_weights);
-    KEEP_LOCAL(m->name, context_vec);
+    RECORD(&m->rec, m->name, keys);
+    RECORD(&m->rec, m->name, queries);
+    RECORD(&m->rec, m->name, values);
+    RECORD(&m->rec, m->name, attn_scores);
+    RECORD(&m->rec, m->name, attn_weights);
+    RECORD(&m->rec, m->name, context_vec);
     return context_vec;
 }

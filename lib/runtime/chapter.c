@@ -13,7 +13,6 @@
 #include "fixture.h"
 #include "hdf5_snapshot.h"
 #include "output.h"
-#include "runtime.h"
 
 #ifndef LITATTN_FIXTURES_DIR
 #error "LITATTN_FIXTURES_DIR must name the source tree's fixtures/ directory"
@@ -26,11 +25,6 @@ static struct {
     Dump *dump;
     char default_fixture[PATH_MAX];
 } ch;
-
-const Options *runtime_options(void) { return &ch.opt; }
-Fixture *runtime_fixture(void) { return ch.fixture; }
-Dump *runtime_dump(void) { return ch.dump; }
-const char *runtime_fixture_label(void) { return error_input(); }
 
 static void check_chapter_attribute(void) {
     char err[FIXTURE_ERR_LEN], found[128];
@@ -74,7 +68,10 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         fixture_file_id(ch.fixture, &fixture.dev, &fixture.ino);
         ch.dump = dump_create(ch.opt.dump, &fixture, 1);
     }
-    draws_begin();
+    // What the cells read, draw and keep: handed down, once.
+    config_begin(ch.fixture);
+    draws_begin(&ch.opt, ch.fixture);
+    keep_begin(ch.dump);
 }
 
 int chapter_end(void) {

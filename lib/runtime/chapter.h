@@ -26,6 +26,7 @@
 #include "linear.h"
 #include "multihead_attention.h"
 #include "ops.h"
+#include "pcg32.h"
 #include "print.h"
 #include "self_attention.h"
 #include "tensor.h"
@@ -64,5 +65,25 @@ int chapter_end(void);  // finishes --dump and stdout, frees everything; returns
 #define Setup(n, code) setup_cell("In [" #n "]", (code))
 void cell(const char *label, const char *code);
 void setup_cell(const char *label, const char *code);
+
+// The book's modules, made as the notebook makes them, under the notebook's
+// variable name ("ca"): `CausalAttention(d_in, d_out, context_length, 0.0)` is
+//   CausalAttention ca = causal_attention("ca", d_in, d_out, context_length, 0.0, false);
+// Their parameters and dropout masks come from this run (drawn with --seed,
+// else read from the fixture: draws_source(), draws.h), and their forward()
+// keeps its locals for --dump (keep_recorder(), keep.h). The modules
+// themselves (lib/nn/) take both as arguments and know nothing of a chapter.
+#define self_attention_v1(name, d_in, d_out) self_attention_v1_new(draws_source(), keep_recorder(), name, d_in, d_out)
+#define self_attention_v2(name, d_in, d_out, qkv_bias)                                                        \
+    self_attention_v2_new(draws_source(), keep_recorder(), name, d_in, d_out, qkv_bias)
+#define causal_attention(name, d_in, d_out, context_length, dropout, qkv_bias)                                \
+    causal_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, qkv_bias)
+#define multihead_attention_wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)          \
+    multihead_attention_wrapper_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, \
+                                    num_heads, qkv_bias)
+#define multihead_attention(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                  \
+    multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout,       \
+                            num_heads, qkv_bias)
+#define nn_dropout(name, p) dropout_new(draws_source(), name, p)  // torch.nn.Dropout(p)
 
 #endif

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "error.h"
-#include "fixture.h"
 #include "keep.h"
 #include "print.h"
-#include "runtime.h"
-#include "torch_generator.h"
+
+static Fixture *fixture;
+
+void config_begin(Fixture *fx) { fixture = fx; }
 
 static const SettingRule *rule_or_die(const char *name, SettingKind kind) {
     const SettingRule *r = setting_rule(name);
@@ -23,19 +24,19 @@ static const SettingRule *rule_or_die(const char *name, SettingKind kind) {
 Tensor input_tensor(const char *name, Size want) {
     char err[FIXTURE_ERR_LEN];
     Tensor t;
-    if (!fixture_read(runtime_fixture(), name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_read(fixture, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
     keep_as(name, "input", t);
     return t;
 }
 
-bool has_input(const char *name) { return fixture_has(runtime_fixture(), name); }
+bool has_input(const char *name) { return fixture_has(fixture, name); }
 
 static long long read_int(const char *name, const SettingRule *r) {
     char err[FIXTURE_ERR_LEN];
     long long v;
-    if (!fixture_attr_int(runtime_fixture(), name, &v, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_attr_int(fixture, name, &v, err)) die(EXIT_BAD_INPUT, "%s", err);
     if (v < r->min || v > r->max)
-        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected %s in [%lld, %lld], found %lld", runtime_fixture_label(),
+        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected %s in [%lld, %lld], found %lld", error_input(),
             name, r->kind == SETTING_BOOL ? "0 or 1" : "an integer", r->min, r->max, v);
     return v;
 }
@@ -57,13 +58,13 @@ bool setting_bool(const char *name, bool book) {
 double setting_float(const char *name, double book) {
     const SettingRule *r = rule_or_die(name, SETTING_FLOAT);
     char err[FIXTURE_ERR_LEN], text[64];
-    if (!fixture_attr_string(runtime_fixture(), name, text, sizeof text, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_attr_string(fixture, name, text, sizeof text, err)) die(EXIT_BAD_INPUT, "%s", err);
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     if (!*text || *end || errno || isnan(v) || v < (double)r->min || v > (double)r->max)
         die(EXIT_BAD_INPUT, "%s: attribute '%s': expected a number in [%lld, %lld] written as Python writes a float, "
-            "found '%s'", runtime_fixture_label(), name, r->min, r->max, text);
+            "found '%s'", error_input(), name, r->min, r->max, text);
     if (v != book) print_note("#", name, "=", v, "here; the book has", book);
     return v;
 }

@@ -15,8 +15,11 @@
 
 #include <stdbool.h>
 
+#include "fixture.h"
 #include "settings.h"
 #include "tensor.h"
+
+void config_begin(Fixture *fx);  // chapter_start calls it: the fixture read
 
 // The fixture's dataset `name`, float32 of shape `want` (SIZE_ANY: any length
 // on that axis). Kept for --dump with role "input".

@@ -4,19 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "error.h"
 #include "fast_kernels.h"
-#include "fixture.h"
 #include "init.h"
 #include "keep.h"
-#include "kernels.h"
 #include "print.h"
-#include "runtime.h"
 #include "torch_generator.h"
 
 static struct {
-    RandomSource *source;  // draws_use_source: draw from this, outside a chapter
+    const Options *opt;    // the command line's seeds and --skip
+    Fixture *fixture;      // the fixture's draws and seeds
     int drawing;           // --seed given: draw here; else read the fixture's draws
     int seeded;            // manual_seed has run (the generator is in use)
     int skipped;           // --skip / `skip` has been applied
@@ -24,22 +21,18 @@ static struct {
     RandomSource rng;
 } dr;
 
-void draws_begin(void) {
-    dr.drawing = runtime_options()->n_seeds > 0;
+void draws_begin(const Options *opt, Fixture *fx) {
+    dr.opt = opt;
+    dr.fixture = fx;
+    dr.drawing = opt->n_seeds > 0;
     dr.rng = torch_generator_source(&dr.gen);
-}
-
-void draws_use_source(RandomSource *rs) {
-    dr.source = rs;
-    dr.drawing = dr.seeded = dr.skipped = 1;
-    dr.rng = *rs;
 }
 
 // The seed of a site: --seed SITE=N, else --seed N, else the fixture's
 // attribute (`seed` or `<site>.seed`), which must be an integer as
 // torch.manual_seed takes it.
 static void site_seed(const char *site, uint64_t *value, char *text, size_t len) {
-    const Options *opt = runtime_options();
+    const Options *opt = dr.opt;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < opt->n_seeds; i++) {
             const char *s = opt->seeds[i].site;
@@ -51,20 +44,20 @@ static void site_seed(const char *site, uint64_t *value, char *text, size_t len)
         }
     char attr[128], err[FIXTURE_ERR_LEN];
     snprintf(attr, sizeof attr, "%s%sseed", site ? site : "", site ? "." : "");
-    if (!fixture_attr_string(runtime_fixture(), attr, text, len, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_attr_string(dr.fixture, attr, text, len, err)) die(EXIT_BAD_INPUT, "%s", err);
     if (!torch_parse_seed(text, value))
         die(EXIT_BAD_INPUT, "%s: attribute '%s': expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed "
-            "takes, written in decimal, found '%s'", runtime_fixture_label(), attr, text);
+            "takes, written in decimal, found '%s'", error_input(), attr, text);
 }
 
 static long long skip_count(void) {
-    if (dr.drawing || !fixture_has_attr(runtime_fixture(), "skip")) return runtime_options()->skip;
+    if (dr.drawing || !fixture_has_attr(dr.fixture, "skip")) return dr.opt->skip;
     char err[FIXTURE_ERR_LEN];
     long long k;
-    if (!fixture_attr_int(runtime_fixture(), "skip", &k, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_attr_int(dr.fixture, "skip", &k, err)) die(EXIT_BAD_INPUT, "%s", err);
     if (k < 0 || k > CLI_MAX_SKIP)
         die(EXIT_BAD_INPUT, "%s: attribute 'skip': expected a count of draws in [0, 10^9], found %lld",
-            runtime_fixture_label(), k);
+            error_input(), k);
     return k;
 }
 
@@ -99,7 +92,7 @@ static void need_seed(const char *name) {
 // tensor too large to commit is there only as a digest: then NULL).
 static int read_drawn(const char *name, Tensor t, const char *role) {
     if (dr.drawing) return 0;
-    Fixture *fx = runtime_fixture();
+    Fixture *fx = dr.fixture;
     if (!fixture_has(fx, name)) {
         char digest[160];
         snprintf(digest, sizeof digest, "%s.sha256", name);
@@ -117,33 +110,46 @@ static void skip_draws(long long n) {
     for (long long k = 0; k < n; k++) (void)torch_random(&dr.gen);
 }
 
+// t = torch.rand(*t.shape), drawn or read.
+static void fill_rand(const char *name, Tensor t, const char *role) {
+    need_seed(name);
+    if (read_drawn(name, t, role)) skip_draws(numel(t));
+    else rand_fill(t.data, numel(t), &dr.rng), keep_as(name, role, t);
+}
+
 Tensor draw_rand(const char *name, Size s, const char *role) {
     need_seed(name);
     Tensor t = tensor_empty(s);
-    if (read_drawn(name, t, role)) skip_draws(numel(t));
-    else rand_fill(t.data, numel(t), &dr.rng), keep_as(name, role, t);
+    fill_rand(name, t, role);
     return t;
 }
 
-void draw_uniform_(const char *name, Tensor t, double from, double to) {
+// --- the modules' ParamSource --------------------------------------------------
+
+static void source_rand(void *ctx, const char *name, Tensor t) {
+    (void)ctx;
+    fill_rand(name, t, "weight");
+}
+
+static void source_uniform_(void *ctx, const char *name, Tensor t, double from, double to) {
+    (void)ctx;
     need_seed(name);
     if (read_drawn(name, t, "weight")) skip_draws(numel(t));
     else uniform_fill(t.data, numel(t), from, to, &dr.rng), keep_as(name, "weight", t);
 }
 
-Tensor draw_dropout_noise(const char *name, Size s, double p) {
+static void source_dropout_noise(void *ctx, const char *name, Tensor noise, double p) {
+    (void)ctx;
     need_seed(name);
-    Tensor noise = tensor_empty(s);
     // noise.bernoulli_(1 - p): 1 where a 53-bit uniform is below 1 - p;
     // noise.div_(1 - p): a float division by (float)(1 - p).
     const double keep_p = 1.0 - p;
-    if (dr.source) {  // outside a chapter, any generator
-        bernoulli_fill(noise.data, numel(noise), keep_p, &dr.rng);
-        div_scalar(noise.data, noise.data, (float)keep_p, numel(noise));
-        return noise;
-    }
     // Drawn here even when read: that moves the generator past the draws.
     fast_dropout_noise(noise.data, numel(noise), keep_p, &dr.gen);
     if (!read_drawn(name, noise, "random")) keep_as(name, "random", noise);
-    return noise;
+}
+
+const ParamSource *draws_source(void) {
+    static const ParamSource source = {source_uniform_, source_rand, source_dropout_noise, NULL};
+    return &source;
 }

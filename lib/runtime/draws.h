@@ -3,7 +3,9 @@
 // The notebook seeds torch's default generator (`torch.manual_seed(123)`)
 // and then draws: torch.rand, nn.Linear's initialisation, nn.Dropout's masks.
 // A chapter does the same through these functions, each naming what it draws
-// (its dataset name in the fixture). There are two modes:
+// (its dataset name in the fixture), and the modules it makes draw through
+// draws_source(), the ParamSource (nn/param_source.h) that the chapter macros
+// of chapter.h hand them. There are two modes:
 //  - with --seed: the draws are made here, by the PyTorch-compatible MT19937
 //    (torch_generator.h), and kept for --dump (role "weight" for parameters,
 //    "random" for the rest); the tests compare them with PyTorch's, bit for bit;
@@ -14,13 +16,13 @@
 #ifndef LITATTN_DRAWS_H
 #define LITATTN_DRAWS_H
 
-#include "random_source.h"
+#include "cli.h"
+#include "fixture.h"
+#include "param_source.h"
 #include "tensor.h"
 
-void draws_begin(void);  // chapter_start calls it
-// Outside a chapter (tests, benchmarks): every draw comes from `rs`, nothing
-// is read from a fixture or kept, and no manual_seed is needed.
-void draws_use_source(RandomSource *rs);
+// chapter_start calls it: the seeds of the command line, and the fixture.
+void draws_begin(const Options *opt, Fixture *fx);
 
 // torch.manual_seed(book_seed): the book's seed, written as in the notebook.
 // The seed used is the run's (--seed, or the fixture's `seed` attribute); when
@@ -34,11 +36,11 @@ void manual_seed_at(const char *site, long long book_seed);
 // torch.rand(*s): one draw per element in memory order. role: "weight" for
 // nn.Parameter(torch.rand(...)), "random" for a random input.
 Tensor draw_rand(const char *name, Size s, const char *role);
-// t.uniform_(from, to) on a parameter `name` (nn.Linear's init): one draw per element.
-void draw_uniform_(const char *name, Tensor t, double from, double to);
-// nn.Dropout(p)'s noise in training mode: bernoulli_(1 - p) then div_(1 - p),
-// two 32-bit draws per element; the k-th mask a module draws is its
-// "<module>.noise" (k = 1) or "<module>.noise.<k>".
-Tensor draw_dropout_noise(const char *name, Size s, double p);
+
+// The modules' source: uniform_ (nn.Linear's init) and rand (an
+// nn.Parameter) as parameters (role "weight"), and nn.Dropout(p)'s noise in
+// training mode (role "random"): bernoulli_(1 - p) then div_(1 - p), two
+// 32-bit draws per element.
+const ParamSource *draws_source(void);
 
 #endif

@@ -1,22 +1,22 @@
 // keep.c: see keep.h.
 #include "keep.h"
 
-#include <stdio.h>
+static Dump *dump;
 
-#include "dump.h"
-#include "error.h"
-#include "runtime.h"
+void keep_begin(Dump *d) { dump = d; }
 
 void keep_as(const char *name, const char *role, Tensor t) {
-    Dump *d = runtime_dump();
-    if (d) dump_write(d, name, role, t);
+    if (dump) dump_write(dump, name, role, t);
 }
 
 void keep(const char *name, Tensor t) { keep_as(name, "output", t); }
 
-void keep_local(const char *module, const char *local, Tensor t) {
-    char name[256];
-    if (snprintf(name, sizeof name, "%s.%s", module, local) >= (int)sizeof name)
-        die(EXIT_BAD_INPUT, "a kept name longer than %zu characters: %s.%s", sizeof name - 1, module, local);
+static void record(void *ctx, const char *name, Tensor t) {
+    (void)ctx;
     keep(name, t);
+}
+
+const Recorder *keep_recorder(void) {
+    static const Recorder recorder = {record, NULL};
+    return &recorder;
 }
