@@ -1,4 +1,5 @@
-// cli.c: parsing the chapters' options. Accepts `--opt VALUE` and `--opt=VALUE`.
+// cli.c: parsing the chapters' options. Accepts `--opt VALUE` and `--opt=VALUE`,
+// each option at most once (--seed once per SITE; --help may repeat).
 #include "cli.h"
 
 #include <errno.h>
@@ -90,6 +91,13 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
         }
         site_len = n, text = eq + 1;
     }
+    // One seed per site: a second would be ignored, silently.
+    for (int i = 0; i < opt->n_seeds; i++)
+        if (strlen(opt->seeds[i].site) == site_len && !strncmp(opt->seeds[i].site, value, site_len)) {
+            if (site_len) snprintf(err, len, "--seed %.*s=N given twice", (int)site_len, value);
+            else snprintf(err, len, "--seed given twice");
+            return 0;
+        }
     uint64_t v;
     if (!torch_parse_seed(text, &v)) {
         snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%s'",
@@ -134,6 +142,12 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             return CLI_USAGE;
         } else {
             snprintf(err, len, "unknown option '%s'", shown(arg, n).text);
+            return CLI_USAGE;
+        }
+        // Each option with a value once (--seed once per SITE): a repeated
+        // one is a usage error, never silently its first or its last value.
+        if (*slot) {
+            snprintf(err, len, "%s given twice", name);
             return CLI_USAGE;
         }
         const char *value = value_of(argc, argv, &i, eq, name, err, len);

@@ -30,6 +30,8 @@ typedef struct {
 enum { CLI_OK = 0, CLI_USAGE = 1 };
 
 // Parses argv[1..]; on a usage error returns CLI_USAGE with one line in err.
+// An option given twice is a usage error ("--seed given twice"), and so is
+// --seed SITE=N twice for one SITE; --seed N and --seed SITE=N go together.
 // allow_seed: whether --seed and --skip mean anything to this chapter.
 int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
 
