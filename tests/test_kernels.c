@@ -1,4 +1,4 @@
-// test_kernels.c: every kernel of lib/kernels.h against PyTorch's results.
+// test_kernels.c: every kernel of lib/tensor/kernels.h against PyTorch's results.
 //
 // usage: test_kernels fixtures/kernel_cases.h5
 //

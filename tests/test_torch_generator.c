@@ -1,4 +1,4 @@
-// test_torch_generator.c: lib/torch_generator.c, init.c and linear.c against
+// test_torch_generator.c: lib/random/torch_generator.c, init.c and linear.c against
 // PyTorch's CPU generator.
 //
 // Expected values are published known answers, none taken from our output:

@@ -20,7 +20,7 @@ How a fixture is made. A chapter's function below runs the notebook's cells
 in PyTorch, in the order the C chapter runs them, through a `Run`:
   - settings (d_out, num_heads, dropout, ...) come from Run.setting_*(name,
     book value), which records each as an attribute, so a fixture holds
-    exactly the settings its chapter reads (lib/config.c);
+    exactly the settings its chapter reads (lib/runtime/config.c);
   - torch.manual_seed(book seed) is Run.manual_seed(site, book seed), which
     seeds with the configuration's seed and records `seed` / `<site>.seed`;
   - a module assigned to a notebook variable is registered (Run.module): its
@@ -410,7 +410,7 @@ class Run:
         self.keep(name, t, "input")
         return t
 
-    # -- settings (lib/config.c's setting_*; every one read is an attribute) --
+    # -- settings (lib/runtime/config.c's setting_*; every one read is an attribute) --
     def _setting(self, name, book):
         return self.settings.get(name, book)
 
@@ -443,7 +443,7 @@ class Run:
     def manual_seed(self, site, book_seed):
         """torch.manual_seed(book_seed) at `site` (None: the chapter's main
         seeding), with this configuration's seed; the first seeding of the
-        chapter also discards `skip` draws (lib/draws.c does the same)."""
+        chapter also discards `skip` draws (lib/runtime/draws.c does the same)."""
         seed = self.seeds.get(site, book_seed)
         self._unused_seeds.discard(site)
         self.attrs["seed" if site is None else f"{site}.seed"] = str(int(seed))

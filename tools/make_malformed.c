@@ -373,7 +373,7 @@ static int is_provenance(const char *name) {
     return 0;
 }
 
-// The rules the chapters hold attributes to are lib/settings.c's table.
+// The rules the chapters hold attributes to are lib/io/settings.c's table.
 
 static void put_null_attr(hid_t loc, const char *name, hid_t type) {
     if (H5Aexists(loc, name) > 0) MUST(H5Adelete(loc, name));

@@ -145,7 +145,7 @@ def run_all(jobs, cache_dir, workers=2):
 # --- the dump against the fixture -------------------------------------------------------------
 
 def ordered(bits):
-    """float32 bit patterns -> integers in float order (tests: lib/ulp.c)."""
+    """float32 bit patterns -> integers in float order (tests: lib/base/ulp.c)."""
     bits = bits.astype(np.int64)
     return np.where(bits & 0x80000000, -(bits & 0x7FFFFFFF), bits)
 
@@ -153,7 +153,7 @@ def ordered(bits):
 def compare_values(got, want):
     """(values that differ, worst ulp, a sign of zero differs) of two float32
     arrays of one shape. Same bits is equal; every NaN equals every NaN; one
-    NaN against a number is 2^32 - 1 ulp, as lib/ulp.c counts it."""
+    NaN against a number is 2^32 - 1 ulp, as lib/base/ulp.c counts it."""
     g = np.ascontiguousarray(got, dtype="<f4").reshape(-1)
     w = np.ascontiguousarray(want, dtype="<f4").reshape(-1)
     gb, wb = g.view("<u4"), w.view("<u4")

@@ -18,7 +18,7 @@ import extract_book_blocks as ebb  # noqa: E402
 
 # --- the C: one block per marker ---------------------------------------------------------------
 
-# The marker macros of lib/chapter.h, and the label each prints.
+# The marker macros of lib/runtime/chapter.h, and the label each prints.
 MARKER = re.compile(r'^\s*(In|ExIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
@@ -55,7 +55,7 @@ class CBlock:
 
 
 def marker_label(kind, args):
-    """The label lib/chapter.h prints for a marker macro, from its arguments."""
+    """The label lib/runtime/chapter.h prints for a marker macro, from its arguments."""
     first = args.split(",", 1)[0].strip()
     if kind in ("In", "Setup"):
         return f"In [{first}]"

@@ -1,5 +1,5 @@
-// fuzz_cli.c: libFuzzer over the chapters' command line (lib/cli.c) and the
-// seed parser behind --seed (torch_parse_seed in lib/torch_generator.c).
+// fuzz_cli.c: libFuzzer over the chapters' command line (lib/runtime/cli.c) and the
+// seed parser behind --seed (torch_parse_seed in lib/random/torch_generator.c).
 //
 // The input is an argument vector: its pieces separated by NUL bytes, after
 // a fixed argv[0]. Each vector is parsed twice, as a chapter that draws no
