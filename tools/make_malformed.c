@@ -363,7 +363,7 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
 
 // --- attributes ------------------------------------------------------------------
 
-// The exporter's provenance records (tools/export_fixtures.py, root_attrs):
+// The exporter's provenance records (tools/export/write.py, provenance):
 // written for people and for --check, read by no chapter.
 static int is_provenance(const char *name) {
     static const char *const names[] = {"variant", "mirrors", "command", "torch_version", "torch_config", "blas",
