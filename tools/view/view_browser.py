@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """view_browser.py: the book view in a real browser.
 
-    /usr/bin/python3 tools/view_browser.py SITE_DIR [--build-site] [--shots DIR] [--full]
+    /usr/bin/python3 tools/view/view_browser.py SITE_DIR [--build-site] [--shots DIR] [--full]
 
 Starts headless Chromium once and, through the DevTools protocol on a pipe
 (--remote-debugging-pipe: no port, no network), loads every page of the

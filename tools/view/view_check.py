@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """view_check.py: the `view` suite's structure test of the book view.
 
-    /usr/bin/python3 tools/view_check.py --build BUILD [--site SITE] [--book BOOK]
+    /usr/bin/python3 tools/view/view_check.py --build BUILD [--site SITE] [--book BOOK]
 
 Checks the site that `ninja -C BUILD book-view` wrote (SITE, default
 BUILD/book-view), independently of how book_view.py built it where it can:
@@ -32,7 +32,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_HERE, os.path.dirname(_HERE)]  # tools/view/, and tools/ (chapters.py, extract_book_blocks.py)
 from chapters import BOOK_DIR, REPO_ROOT, table as chapter_table  # noqa: E402
 import extract_book_blocks as ebb  # noqa: E402
 import view_sources as vs  # noqa: E402

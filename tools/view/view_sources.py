@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
 import extract_book_blocks as ebb  # noqa: E402
 
 # --- the C: one block per marker ---------------------------------------------------------------
