@@ -10,8 +10,7 @@
 // our PCG32 with a fixed seed, and the test checks them against the theory.
 #include <stdio.h>
 
-#include "chapter.h"
-#include "pcg32.h"
+#include "chapter.h"  // also PCG32 (pcg32.h)
 
 // 004 In [16]: def compute_variance(dim, num_trials=1000): the variance of q . k
 // over num_trials pairs of standard normal vectors, before and after dividing

@@ -3,7 +3,7 @@
 // Read beside ch03.ipynb, In [23]. Variants: transcript 000 builds it right
 // after §3.4.1's three torch.rand matrices without re-seeding, so the stream
 // continues (18 draws in); transcript 001 uses seed 42. The class itself is
-// lib/self_attention.c.
+// lib/nn/self_attention.c.
 #include "chapter.h"
 
 int main(int argc, char **argv) {

@@ -4,7 +4,7 @@
 //
 // Read beside ch03.ipynb, In [24], and exercise-solutions.ipynb, In [2] to
 // In [7]. Variant: transcript 001 uses seed 42. The classes are
-// lib/self_attention.c.
+// lib/nn/self_attention.c.
 #include "chapter.h"
 
 int main(int argc, char **argv) {

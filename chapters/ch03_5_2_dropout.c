@@ -3,7 +3,7 @@
 // Read beside ch03.ipynb, In [31] and In [32]: nn.Dropout(0.5) in training
 // mode on a matrix of ones, then on the causal attention weights of In [30],
 // each time right after torch.manual_seed(123), so both draw the same mask.
-// The mask is drawn as the CPU build draws it (lib/dropout.c); the book's
+// The mask is drawn as the CPU build draws it (lib/nn/dropout.c); the book's
 // own output shows that build's masks, not MKL's.
 #include <math.h>
 
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
 
     In(31, "torch.manual_seed(123)");
     manual_seed(123);
-    Dropout dropout = dropout_new("dropout", setting_float("dropout", 0.5));  // dropout rate of 50%
+    Dropout dropout = nn_dropout("dropout", setting_float("dropout", 0.5));  // dropout rate of 50%
     Tensor example = torch_ones(SIZE(6, 6));  // create a matrix of ones
     Tensor dropped_example = dropout_forward(&dropout, example);
     print(dropped_example);

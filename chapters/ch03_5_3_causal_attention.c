@@ -1,7 +1,7 @@
 // §3.5.3 Implementing a compact causal attention class
 //
 // Read beside ch03.ipynb, In [33] and In [34]: a batch of two copies of the
-// inputs, and CausalAttention on it. The class is lib/causal_attention.c.
+// inputs, and CausalAttention on it. The class is lib/nn/causal_attention.c.
 #include "chapter.h"
 
 int main(int argc, char **argv) {

@@ -2,13 +2,13 @@
 //
 // Read beside ch03.ipynb, In [35], and exercise-solutions.ipynb, Exercise
 // 3.2: two CausalAttention heads side by side, their outputs concatenated.
-// The class is lib/multihead_attention.c.
+// The class is lib/nn/multihead_attention.c.
 //
 // Exercise 3.2's recorded output in exercise-solutions.ipynb is older than its
 // code: it is what CausalAttention printed when its softmax normalised over
 // dim=1 (the queries) instead of the last dimension. The book's variant runs
 // today's code; the variant `recorded` runs that old softmax and reproduces
-// the recorded text (softmax over a dimension that is not the last: lib/kernels.c).
+// the recorded text (softmax over a dimension that is not the last: lib/tensor/kernels.c).
 #include "chapter.h"
 
 int main(int argc, char **argv) {

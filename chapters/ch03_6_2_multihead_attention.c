@@ -3,7 +3,7 @@
 // Read beside ch03.ipynb, In [36] to In [38], and exercise-solutions.ipynb,
 // Exercise 3.3: one set of projections split into heads by a view, the
 // per-head products of a 4-D tensor, and the module at GPT-2's size. The
-// class is lib/multihead_attention.c.
+// class is lib/nn/multihead_attention.c.
 //
 // Beyond the book, Exercise 3.3's module also runs forward, on a (1, 1024,
 // 768) input drawn with torch.rand in the same stream; the variant

@@ -5,7 +5,7 @@
 // For each chapter (tests/meson.build passes every chapter of
 // chapters/chapters.txt with its book fixture): the median wall time of N
 // runs (default 20, after one not counted) on its book fixture, which it
-// answers from what the build read (lib/hdf5_snapshot.h), and on a copy one
+// answers from what the build read (lib/io/hdf5_snapshot.h), and on a copy one
 // byte longer, which HDF5 reads in the reader child; /bin/true, run the
 // same way, is the floor. The runs alternate, so that a machine whose speed
 // drifts slows both alike. Figures, never a verdict: it fails only when a

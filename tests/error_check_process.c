@@ -36,7 +36,7 @@ static void copy_file(const char *from, const char *to) {
 
 // A copy the chapter was not built with: its bytes and one zero byte more
 // (copy_file_with). A chapter answers a file of its shipped fixtures' exact
-// bytes without a reader child (lib/hdf5_snapshot.h); these cases are about
+// bytes without a reader child (lib/io/hdf5_snapshot.h); these cases are about
 // that child, so it has to run.
 static void copy_unshipped(const char *from, const char *to) {
     if (!copy_file_with(from, to, 1)) die_setup("a copy", to);
@@ -705,7 +705,7 @@ static int working_directory_case(Chapter *ch, const char *good) {
 
 // No process to be had (fork, vfork, clone and clone3 fail). A fixture of
 // exactly the bytes the chapter was built with is answered from the build's
-// reading of it (lib/hdf5_snapshot.h), with no reader child: the good run's
+// reading of it (lib/io/hdf5_snapshot.h), with no reader child: the good run's
 // output. Any other file needs the child, and the chapter says it could not
 // start one.
 static int no_fork_cases(Chapter *ch, const char *unshipped) {

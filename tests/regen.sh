@@ -38,7 +38,7 @@ depfile=${4:?usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE}
 # directory where Debian installs Python packages (torch arriving changes it).
 {
     printf '%s:' "$out"
-    for f in "$root"/tools/*.py "$root/chapters/chapters.txt" "$py" /usr/lib/python3/dist-packages; do
+    for f in "$root"/tools/*.py "$root"/tools/export/*.py "$root/chapters/chapters.txt" "$py" /usr/lib/python3/dist-packages; do
         [ -e "$f" ] && printf ' \\\n  %s' "$(printf '%s' "$f" | sed 's/[ #]/\\&/g')"
     done
     printf '\n'

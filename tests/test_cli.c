@@ -56,6 +56,23 @@ static void test_rejects(void) {
     expect(1, "--threads 65", "--threads: expected a count");
 }
 
+// An option given twice is a usage error that names it, never its first
+// (or last) value taken silently; --seed is once per SITE.
+static void test_repeats(void) {
+    expect(1, "--seed 1 --seed 2", "--seed given twice");
+    expect(1, "--seed=1 --seed 1", "--seed given twice");
+    expect(1, "--seed exercise_3_1=1 --seed exercise_3_1=2", "--seed exercise_3_1=N given twice");
+    expect(1, "--seed exercise_3_1=1 --seed 5 --seed exercise_3_1=1", "--seed exercise_3_1=N given twice");
+    expect(1, "--seed exercise_3_1=1 --seed exercise_3_3=2 --seed 3", NULL);
+    expect(1, "--fixture a.h5 --fixture b.h5", "--fixture given twice");
+    expect(1, "--fixture=a.h5 --group g --group h", "--group given twice");
+    expect(1, "--dump a.h5 --dump=b.h5", "--dump given twice");
+    expect(1, "--threads 2 --threads 2", "--threads given twice");
+    expect(1, "--seed 1 --skip 2 --skip 3", "--skip given twice");
+    expect(0, "--fixture a.h5 --fixture a.h5", "--fixture given twice");
+    expect(0, "--help --help", NULL);
+}
+
 static void test_values(void) {
     Options opt;
     char err[256];
@@ -77,6 +94,7 @@ static void test_values(void) {
 int main(void) {
     test_accepts();
     test_rejects();
+    test_repeats();
     test_values();
     printf("%s\n", failures ? "FAILED" : "all command lines parsed as expected");
     return failures ? 1 : 0;

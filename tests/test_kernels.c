@@ -1,4 +1,4 @@
-// test_kernels.c: every kernel of lib/kernels.h against PyTorch's results.
+// test_kernels.c: every kernel of lib/tensor/kernels.h against PyTorch's results.
 //
 // usage: test_kernels fixtures/kernel_cases.h5
 //
@@ -17,11 +17,11 @@
 
 #include "error.h"
 #include "fixture.h"
-#include "draws.h"
 #include "dropout.h"
 #include "init.h"
 #include "kernels.h"
 #include "ops.h"
+#include "param_source.h"
 #include "torch_generator.h"
 #include "tensor.h"
 #include "ulp.h"
@@ -264,10 +264,10 @@ static void test_sum_rows_keepdim(Fixture *fx, const char *name) {
     compare(name, got.data, need_as(fx, "out", shape(got)));
 }
 
-// A dropout case's generator, seeded as its `seed` attribute says and made
-// the source draws come from, and its module: nn.Dropout(p) with the `p`
-// attribute (in training mode).
-static Dropout dropout_case(Fixture *fx, TorchGenerator *g, RandomSource *rs) {
+// A dropout case's generator, seeded as its `seed` attribute says, the
+// parameter source that draws from it, and its module: nn.Dropout(p) with
+// the `p` attribute (in training mode), drawing its masks from that source.
+static Dropout dropout_case(Fixture *fx, TorchGenerator *g, RandomSource *rs, ParamSource *ps) {
     char seed_text[64], p_text[64], err[FIXTURE_ERR_LEN];
     uint64_t seed;
     if (!fixture_attr_string(fx, "seed", seed_text, sizeof seed_text, err) ||
@@ -276,8 +276,8 @@ static Dropout dropout_case(Fixture *fx, TorchGenerator *g, RandomSource *rs) {
     if (!torch_parse_seed(seed_text, &seed)) die(EXIT_BAD_INPUT, "%s: seed '%s'", fixture_path(fx), seed_text);
     torch_manual_seed(g, seed);
     *rs = torch_generator_source(g);
-    draws_use_source(rs);
-    return dropout_new("dropout", strtod(p_text, NULL));
+    *ps = param_source_random(rs);
+    return dropout_new(ps, "dropout", strtod(p_text, NULL));
 }
 
 // Where the case left the generator: the next torch.rand(1) against torch's.
@@ -293,9 +293,10 @@ static void compare_next_draw(Fixture *fx, const char *name, RandomSource *rs) {
 static void test_dropout(Fixture *fx, const char *name) {
     TorchGenerator g;
     RandomSource rs;
-    Dropout dropout = dropout_case(fx, &g, &rs);
+    ParamSource ps;
+    Dropout dropout = dropout_case(fx, &g, &rs, &ps);
     Tensor x = need_shaped(fx, "x", "");
-    Tensor noise = draw_dropout_noise("noise", shape(x), dropout.p);
+    Tensor noise = dropout_noise(&dropout, shape(x));
     char label[160];
     snprintf(label, sizeof label, "%s (noise)", name);
     compare(label, noise.data, need_as(fx, "noise", shape(x)));
@@ -309,7 +310,8 @@ static void test_dropout(Fixture *fx, const char *name) {
 static void test_dropout_module(Fixture *fx, const char *name) {
     TorchGenerator g;
     RandomSource rs;
-    Dropout dropout = dropout_case(fx, &g, &rs);
+    ParamSource ps;
+    Dropout dropout = dropout_case(fx, &g, &rs, &ps);
     char err[FIXTURE_ERR_LEN];
     long long training;
     if (!fixture_attr_int_in(fx, "training", 0, 1, &training, err)) die(EXIT_BAD_INPUT, "%s", err);

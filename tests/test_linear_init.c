@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "draws.h"
 #include "init.h"
 #include "linear.h"
+#include "param_source.h"
 #include "pcg32.h"
 #include "tensor.h"
 
@@ -83,8 +83,8 @@ static void test_small_layer(void) {
     pcg32_random_t rng;
     pcg32_srandom_r(&rng, 42u, 54u);
     RandomSource rs = pcg32_source(&rng);
-    draws_use_source(&rs);
-    Linear l = linear_new("l", 3, 2, true);
+    ParamSource ps = param_source_random(&rs);
+    Linear l = linear_new(&ps, "l", 3, 2, true);
     float wb = (float)kaiming_uniform_bound(3), bb = (float)linear_bias_bound(3);
     check_range("Linear(3, 2) weight", l.weight.data, 6, -wb, wb);
     check_range("Linear(3, 2) bias", l.bias.data, 2, -bb, bb);
@@ -95,8 +95,8 @@ static void test_large_layer(void) {
     pcg32_random_t rng;
     pcg32_srandom_r(&rng, 20240601u, 3u);
     RandomSource rs = pcg32_source(&rng);
-    draws_use_source(&rs);
-    Linear l = linear_new("l", IN, OUT, true);
+    ParamSource ps = param_source_random(&rs);
+    Linear l = linear_new(&ps, "l", IN, OUT, true);
     double wb = kaiming_uniform_bound(IN), bb = linear_bias_bound(IN);
     check_range("Linear(256, 256) weight", l.weight.data, IN * OUT, (float)-wb, (float)wb);
     check_range("Linear(256, 256) bias", l.bias.data, OUT, (float)-bb, (float)bb);
@@ -114,8 +114,8 @@ static void test_bias_distribution(void) {
     pcg32_random_t rng;
     pcg32_srandom_r(&rng, 7u, 11u);
     RandomSource rs = pcg32_source(&rng);
-    draws_use_source(&rs);
-    Linear l = linear_new("l", 64, 4096, true);
+    ParamSource ps = param_source_random(&rs);
+    Linear l = linear_new(&ps, "l", 64, 4096, true);
     check_uniform_moments("Linear(64, 4096) bias", l.bias.data, 4096, linear_bias_bound(64));
 }
 

@@ -1,4 +1,4 @@
-// test_pcg32.c: lib/pcg32.h against PCG32's published known answers, and the
+// test_pcg32.c: lib/random/pcg32.h against PCG32's published known answers, and the
 // distributions of pcg32_double_r and pcg32_normal_r.
 //
 // Known answers (torch-cpu-numerics.md section 8): the output of pcg-c-basic's

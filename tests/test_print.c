@@ -1,4 +1,4 @@
-// test_print.c: lib/tensor_repr.c against the text PyTorch 1.13 prints.
+// test_print.c: lib/tensor/tensor_repr.c against the text PyTorch 1.13 prints.
 //
 // usage: test_print fixtures/printer_cases.h5
 //

@@ -1,4 +1,4 @@
-// test_torch_generator.c: lib/torch_generator.c, init.c and linear.c against
+// test_torch_generator.c: lib/random/torch_generator.c, init.c and linear.c against
 // PyTorch's CPU generator.
 //
 // Expected values are published known answers, none taken from our output:
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "init.h"
-#include "draws.h"
 #include "linear.h"
+#include "param_source.h"
 #include "tensor.h"
 #include "torch_generator.h"
 
@@ -197,8 +197,8 @@ static void test_linear_seed0(void) {
     TorchGenerator g;
     torch_manual_seed(&g, 0);
     RandomSource rs = torch_generator_source(&g);
-    draws_use_source(&rs);
-    Linear l = linear_new("l", 3, 2, true);
+    ParamSource ps = param_source_random(&rs);
+    Linear l = linear_new(&ps, "l", 3, 2, true);
     check(l.weight.ndim == 2 && l.weight.shape[0] == 2 && l.weight.shape[1] == 3, "weight is (out, in) = (2, 3)");
     check(l.bias.ndim == 1 && l.bias.shape[0] == 2, "bias is (2,)");
     long worst = 0;
@@ -245,10 +245,9 @@ static void test_linear_no_bias(void) {
     torch_manual_seed(&g1, 0);
     torch_manual_seed(&g2, 0);
     RandomSource r1 = torch_generator_source(&g1), r2 = torch_generator_source(&g2);
-    draws_use_source(&r1);
-    Linear a = linear_new("a", 3, 2, false);
-    draws_use_source(&r2);
-    Linear b = linear_new("b", 3, 2, true);
+    ParamSource p1 = param_source_random(&r1), p2 = param_source_random(&r2);
+    Linear a = linear_new(&p1, "a", 3, 2, false);
+    Linear b = linear_new(&p2, "b", 3, 2, true);
     check(a.bias.data == NULL, "bias=False leaves bias.data NULL");
     check(memcmp(a.weight.data, b.weight.data, 6 * sizeof(float)) == 0, "bias=False: same weight draws");
     // 6 weight draws then 2 bias draws: g1 is 2 draws behind g2

@@ -47,7 +47,8 @@ def main():
         import torch
         # The book's class (ch03.ipynb In [36]), as the exporter holds it unchanged.
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from export_fixtures import MultiHeadAttention
+        sys.dont_write_bytecode = True  # no __pycache__ in tools/export/
+        from export.ch03_6 import MultiHeadAttention
     except Exception as exc:  # noqa: BLE001 - any failure means "no torch (or h5py) here"
         print(f"torch: not importable ({type(exc).__name__}: {exc})")
         print(f"RESULT unavailable {type(exc).__name__}")

@@ -33,7 +33,8 @@ import time
 import traceback
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_HERE, os.path.join(_HERE, "view")]  # tools/ (chapters.py, ...), and tools/view/: the view's modules
 from chapters import BOOK_DIR, REPO_ROOT, chapter_of_cell, table as chapter_table  # noqa: E402
 
 PACKAGES = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments", "nbformat": "python3-nbformat",
@@ -120,6 +121,7 @@ def inputs_digest(args):
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
     names += [os.path.join(args.book, "official", n) for n in ("ch03.ipynb", "exercise-solutions.ipynb")]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "*.py")))
+    names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
     for name in names:
         h.update(name.encode() + b"\0")
         if os.path.exists(name):
@@ -353,7 +355,7 @@ def index_page(table, pages, coverage, markers):
 
 
 def manifest(table, pages, coverage, markers, figures):
-    """What the pages say, for tools/view_check.py."""
+    """What the pages say, for tools/view/view_check.py."""
     return {
         "pages": [{
             "file": p.file, "program": ch.program, "variant": p.variant, "book_variant": p.book_variant,

@@ -2,7 +2,7 @@
 //
 //   embed_snapshots OUT.c FIXTURE...
 //
-// Reads each FIXTURE as a chapter would (lib/hdf5_snapshot.h: HDF5 in a
+// Reads each FIXTURE as a chapter would (lib/io/hdf5_snapshot.h: HDF5 in a
 // child process, the default limits, the root group) and writes OUT.c, a C
 // file that defines `litattn_shipped`: each fixture's bytes and the records
 // its reader child wrote. A chapter given a file with exactly those bytes

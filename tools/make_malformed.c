@@ -363,7 +363,7 @@ static void file_cases(const Chapter *ch, const Chapter *other) {
 
 // --- attributes ------------------------------------------------------------------
 
-// The exporter's provenance records (tools/export_fixtures.py, root_attrs):
+// The exporter's provenance records (tools/export/write.py, provenance):
 // written for people and for --check, read by no chapter.
 static int is_provenance(const char *name) {
     static const char *const names[] = {"variant", "mirrors", "command", "torch_version", "torch_config", "blas",
@@ -373,7 +373,7 @@ static int is_provenance(const char *name) {
     return 0;
 }
 
-// The rules the chapters hold attributes to are lib/settings.c's table.
+// The rules the chapters hold attributes to are lib/io/settings.c's table.
 
 static void put_null_attr(hid_t loc, const char *name, hid_t type) {
     if (H5Aexists(loc, name) > 0) MUST(H5Adelete(loc, name));

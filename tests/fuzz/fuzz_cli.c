@@ -1,5 +1,5 @@
-// fuzz_cli.c: libFuzzer over the chapters' command line (lib/cli.c) and the
-// seed parser behind --seed (torch_parse_seed in lib/torch_generator.c).
+// fuzz_cli.c: libFuzzer over the chapters' command line (lib/runtime/cli.c) and the
+// seed parser behind --seed (torch_parse_seed in lib/random/torch_generator.c).
 //
 // The input is an argument vector: its pieces separated by NUL bytes, after
 // a fixed argv[0]. Each vector is parsed twice, as a chapter that draws no
@@ -9,7 +9,8 @@
 //   - a success holds only option values that are non-empty arguments of
 //     argv, a seed that round-trips (the uint64 strtoull or strtoll gives for
 //     the text, as torch.manual_seed maps it), a skip in [0, 10^9] that only
-//     comes with a seed, and a group only with a fixture;
+//     comes with a seed, a group only with a fixture, and at most one seed
+//     per site (an option given twice is a usage error);
 //   - a vector that parses without --seed/--skip parses identically when
 //     --seed is allowed, and argv is left untouched;
 //   - torch_parse_seed agrees with strtoull/strtoll on every piece.
@@ -107,6 +108,8 @@ static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len
             uint64_t want;
             if (!reference_seed(opt->seeds[i].text, &want)) broken("cli_parse", "accepted a seed strtoull/strtoll refuse");
             if (want != opt->seeds[i].value) broken("cli_parse", "seed value differs from strtoull/strtoll");
+            for (int j = 0; j < i; j++)
+                if (!strcmp(opt->seeds[i].site, opt->seeds[j].site)) broken("cli_parse", "two seeds for one site");
         }
     }
     free(err);

@@ -1,5 +1,5 @@
-// fuzz_dump.c: libFuzzer over the chapters' command line (lib/cli.c) and
-// the --dump target checks behind it (lib/dump.c).
+// fuzz_dump.c: libFuzzer over the chapters' command line (lib/runtime/cli.c) and
+// the --dump target checks behind it (lib/io/dump.c).
 //
 // The input is an argument vector, as for fuzz_cli: pieces separated by NUL
 // bytes, after a fixed argv[0]. It is parsed as a chapter that draws weights

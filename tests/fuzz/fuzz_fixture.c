@@ -1,4 +1,4 @@
-// fuzz_fixture.c: libFuzzer over the HDF5 fixture reader (lib/fixture.c).
+// fuzz_fixture.c: libFuzzer over the HDF5 fixture reader (lib/io/fixture.c).
 //
 // The input bytes are a candidate fixture file. They are written to one
 // scratch file per process (HDF5 opens files by name, not from memory) and
@@ -10,7 +10,7 @@
 // contract: a failure fills err with one non-empty line; a success gives a
 // tensor of the wanted shape (finite values where asked); and no HDF5 object
 // is open in this process afterwards: HDF5 reads the file only in the
-// reader's child process (lib/hdf5_snapshot.h), where its crashes and hangs
+// reader's child process (lib/io/hdf5_snapshot.h), where its crashes and hangs
 // become one-line errors. A crash here is therefore always ours.
 #include <hdf5.h>
 #include <errno.h>
@@ -89,7 +89,7 @@ static void collect(const char *name, const char *role, void *ctx) {
     if (ns->n < MAX_NAMES && strlen(name) < NAME_LEN) snprintf(ns->name[ns->n++], NAME_LEN, "%s", name);
 }
 
-// What a chapter does with an open fixture (lib/chapter.c), and what the
+// What a chapter does with an open fixture (lib/runtime/chapter.c), and what the
 // test drivers do when they walk one.
 static void exercise(Fixture *fx, int walk_groups, const char *path) {
     char err[FIXTURE_ERR_LEN], buf[128];

@@ -53,7 +53,7 @@ run() {
     # it counts as a timeout. The outer `timeout` is only a backstop, with
     # room for loading the corpus and writing a report.
     local rc=0
-    # The fixture reader runs HDF5 in a child process (lib/hdf5_snapshot.h),
+    # The fixture reader runs HDF5 in a child process (lib/io/hdf5_snapshot.h),
     # which inherits libFuzzer's malloc hook: a huge allocation HDF5 makes
     # there would be reported as this process's out-of-memory. So the
     # per-allocation limit is lifted; the child is bounded by its own 2 s

@@ -1,0 +1,37 @@
+// causal_attention.h: the book's CausalAttention (§3.5.3): self-attention on
+// a batch (b, num_tokens, d_in), where each token attends only to itself and
+// the tokens before it (a causal mask), with dropout on the attention weights.
+// Its parameters and dropout masks come from the ParamSource it is made with
+// (param_source.h); forward() records its locals with its Recorder (recorder.h).
+#ifndef LITATTN_CAUSAL_ATTENTION_H
+#define LITATTN_CAUSAL_ATTENTION_H
+
+#include <stdbool.h>
+
+#include "dropout.h"
+#include "linear.h"
+#include "param_source.h"
+#include "recorder.h"
+#include "tensor.h"
+
+typedef struct {
+    char name[64];                   // "ca", "mha.heads.0": records "<name>.keys", ...
+    int d_out;
+    Linear W_query, W_key, W_value;  // weight (d_out, d_in)
+    Dropout dropout;
+    Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
+    int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
+    Recorder rec;                    // where forward() reports its locals
+} CausalAttention;
+
+CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                     int d_out, int context_length, double dropout, bool qkv_bias);
+// x (b, num_tokens, d_in) -> context_vec (b, num_tokens, d_out); num_tokens <= context_length.
+Tensor causal_attention_forward(CausalAttention *m, Tensor x);
+void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
+
+// The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
+// Shared with MultiHeadAttention; dies if num_tokens > context_length.
+Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens);
+
+#endif

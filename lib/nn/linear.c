@@ -1,0 +1,65 @@
+// linear.c: nn.Linear's initialisation and forward.
+#include "linear.h"
+
+#include <stdio.h>
+
+#include "error.h"
+#include "init.h"
+#include "fast_kernels.h"
+#include "ops.h"
+
+Linear linear_new(const ParamSource *ps, const char *name, int in, int out, bool bias) {
+    if (in < 1 || out < 1) die(EXIT_BAD_INPUT, "nn.Linear: in_features %d and out_features %d must be >= 1", in, out);
+    Linear l = {.weight = tensor_empty(SIZE(out, in))};
+    snprintf(l.name, sizeof l.name, "%s", name);
+    char key[128];
+    // nn.Linear.__init__ allocates weight, then bias; reset_parameters draws
+    // in the same order. kaiming_uniform_(weight, a=sqrt(5)) is U(-b, b).
+    double wb = kaiming_uniform_bound(in);
+    snprintf(key, sizeof key, "%s.weight", name);
+    ps->uniform_(ps->ctx, key, l.weight, -wb, wb);
+    l.weight.requires_grad = true;
+    if (bias) {
+        l.bias = tensor_empty(SIZE(out));
+        double bb = linear_bias_bound(in);
+        snprintf(key, sizeof key, "%s.bias", name);
+        ps->uniform_(ps->ctx, key, l.bias, -bb, bb);
+        l.bias.requires_grad = true;
+    }
+    return l;
+}
+
+Linear linear_from(const char *name, Tensor weight, Tensor bias) {
+    if (weight.ndim != 2 || (bias.data && (bias.ndim != 1 || bias.shape[0] != weight.shape[0])))
+        die(EXIT_BAD_INPUT, "nn.Linear: expected a (out, in) weight and an (out,) bias");
+    Linear l = {.weight = weight, .bias = bias};
+    snprintf(l.name, sizeof l.name, "%s", name);
+    return l;
+}
+
+long linear_parameters(const Linear *l) { return numel(l->weight) + (l->bias.data ? numel(l->bias) : 0); }
+
+Tensor linear_forward(const Linear *l, Tensor x) {
+    const int in = l->weight.shape[1], out = l->weight.shape[0];
+    if (x.ndim < 1 || x.shape[x.ndim - 1] != in) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: expected an input whose last axis has %d features, found %s", l->name, in, s);
+    }
+    Size s = shape(x);
+    s.dims[s.ndim - 1] = out;
+    Tensor y = tensor_empty(s);
+    // F.linear: every row of x (B*T collapsed into one axis) times weight.T,
+    // one sgemm 'T','N'; the bias, when there is one, is added last.
+    const int rows = (int)(numel(x) / in);
+    fast_matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
+    // What F.linear records: addmm on 2-D (and 3-D through a view) input
+    // with a bias, matmul (+ add) otherwise.
+    const bool b = l->bias.data != NULL;
+    const char *fn = x.ndim == 1 ? (b ? "AddBackward0" : "SqueezeBackward3")
+                   : x.ndim == 2 ? (b ? "AddmmBackward0" : "MmBackward0")
+                   : x.ndim == 3 ? (b ? "ViewBackward0" : "UnsafeViewBackward0")
+                                 : (b ? "AddBackward0" : "UnsafeViewBackward0");
+    y.grad_fn = needs_grad(x) || needs_grad(l->weight) || (b && needs_grad(l->bias)) ? fn : NULL;
+    return y;
+}

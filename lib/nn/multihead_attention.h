@@ -1,0 +1,51 @@
+// multihead_attention.h: the book's two ways to attend with several heads
+// (§3.6): MultiHeadAttentionWrapper, a list of CausalAttention heads whose
+// outputs are concatenated, and MultiHeadAttention, one set of projections
+// split into heads by a view, with an output projection. Both are made with
+// a ParamSource (param_source.h) and a Recorder (recorder.h), as
+// CausalAttention is.
+#ifndef LITATTN_MULTIHEAD_ATTENTION_H
+#define LITATTN_MULTIHEAD_ATTENTION_H
+
+#include <stdbool.h>
+
+#include "causal_attention.h"
+#include "dropout.h"
+#include "linear.h"
+#include "param_source.h"
+#include "recorder.h"
+#include "tensor.h"
+
+#define MAX_HEADS 64  // the wrapper's list of heads (MultiHeadAttention takes any count)
+
+typedef struct {
+    char name[64];
+    int num_heads;
+    CausalAttention heads[MAX_HEADS];  // "<name>.heads.0", ...
+} MultiHeadAttentionWrapper;
+
+MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
+                                                          const char *name, int d_in, int d_out, int context_length,
+                                                          double dropout, int num_heads, bool qkv_bias);
+// x (b, T, d_in) -> (b, T, num_heads * d_out)
+Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor x);
+
+typedef struct {
+    char name[64];
+    int d_out, num_heads, head_dim;
+    Linear W_query, W_key, W_value;  // (d_out, d_in)
+    Linear out_proj;                 // (d_out, d_out), with a bias
+    Dropout dropout;
+    Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
+    Recorder rec;                    // where forward() reports its locals
+} MultiHeadAttention;
+
+MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                           int d_out, int context_length, double dropout, int num_heads,
+                                           bool qkv_bias);
+// x (b, T, d_in) -> (b, T, d_out)
+Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x);
+void multihead_attention_eval(MultiHeadAttention *m);
+long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.numel() for p in parameters())
+
+#endif

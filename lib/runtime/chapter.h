@@ -1,0 +1,89 @@
+// chapter.h: what a chapter program stands on, so that the chapter itself
+// reads like its notebook: cells in the book's order, the book's names, no
+// plumbing.
+//
+//   int main(int argc, char **argv) {
+//       chapter_begin(argc, argv);                 // options, the fixture, --dump
+//       In(20, "attn_scores_2 = query_2 @ keys.T # All attention scores for given query");
+//       Tensor attn_scores_2 = torch_matmul(query_2, torch_T(keys));
+//       print(attn_scores_2);                      // as the notebook printed it
+//       KEEP(attn_scores_2);                       // for --dump, under the notebook's name
+//       return chapter_end();
+//   }
+//
+// The program's name, its book variant and whether it draws at random come
+// from the chapter table (chapters/chapters.txt), through the build.
+// Every failure (bad option, bad fixture) ends the program with one line on
+// stderr: exit 2 for usage, 1 for bad input.
+#ifndef LITATTN_CHAPTER_H
+#define LITATTN_CHAPTER_H
+
+#include "causal_attention.h"
+#include "config.h"
+#include "draws.h"
+#include "dropout.h"
+#include "keep.h"
+#include "linear.h"
+#include "multihead_attention.h"
+#include "ops.h"
+#include "pcg32.h"
+#include "print.h"
+#include "self_attention.h"
+#include "tensor.h"
+
+typedef struct {
+    const char *name;     // the executable, and the fixture's `chapter` attribute
+    const char *variant;  // the book's variant: fixtures/<name>.<variant>.h5
+    const char *title;    // one line for --help: the book section it mirrors
+    int draws;            // it draws at random (takes --seed and --skip)
+    const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
+} ChapterSpec;
+
+// Written by the build for each chapter (tools/embed_snapshots.c).
+extern const struct ShippedSnapshots litattn_shipped;
+
+// LITATTN_CHAPTER, _VARIANT, _TITLE and _DRAWS come from chapters/chapters.txt
+// through chapters/meson.build.
+#define chapter_begin(argc, argv)                                                                              \
+    chapter_start((argc), (argv),                                                                              \
+                  &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS, &litattn_shipped})
+
+void chapter_start(int argc, char **argv, const ChapterSpec *spec);
+int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code
+
+// A cell's marker line, ">>> <label>: <code>", where code is the cell's first
+// line exactly as the notebook has it, so a search for a book line finds the
+// C. The labels:
+#define In(n, code) cell("In [" #n "]", (code))                       // ch03.ipynb, In [n]
+#define ExIn(n, code) cell("exercise-solutions In [" #n "]", (code))  // exercise-solutions.ipynb
+#define Exercise(number, code) cell("Exercise " number, (code))       // an exercise given as text only
+#define Transcript(label, code) cell((label), (code))                 // a transcript's own cell, e.g. "004 In [6]"
+#define Beyond(code) cell("litattn", (code))                          // litattn's own addition
+// A cell of another section that this chapter runs again for what it defines
+// (the inputs, an earlier module): its marker says "(setup)", and what it
+// prints is left out; the chapter that owns the cell shows it.
+#define Setup(n, code) setup_cell("In [" #n "]", (code))
+void cell(const char *label, const char *code);
+void setup_cell(const char *label, const char *code);
+
+// The book's modules, made as the notebook makes them, under the notebook's
+// variable name ("ca"): `CausalAttention(d_in, d_out, context_length, 0.0)` is
+//   CausalAttention ca = causal_attention("ca", d_in, d_out, context_length, 0.0, false);
+// Their parameters and dropout masks come from this run (drawn with --seed,
+// else read from the fixture: draws_source(), draws.h), and their forward()
+// keeps its locals for --dump (keep_recorder(), keep.h). The modules
+// themselves (lib/nn/) take both as arguments and know nothing of a chapter.
+#define self_attention_v1(name, d_in, d_out) self_attention_v1_new(draws_source(), keep_recorder(), name, d_in, d_out)
+#define self_attention_v2(name, d_in, d_out, qkv_bias)                                                        \
+    self_attention_v2_new(draws_source(), keep_recorder(), name, d_in, d_out, qkv_bias)
+#define causal_attention(name, d_in, d_out, context_length, dropout, qkv_bias)                                \
+    causal_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, qkv_bias)
+#define multihead_attention_wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)          \
+    multihead_attention_wrapper_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, \
+                                    num_heads, qkv_bias)
+#define multihead_attention(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                  \
+    multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout,       \
+                            num_heads, qkv_bias)
+#define nn_dropout(name, p) dropout_new(draws_source(), name, p)  // torch.nn.Dropout(p)
+
+#endif

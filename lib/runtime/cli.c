@@ -1,0 +1,191 @@
+// cli.c: parsing the chapters' options. Accepts `--opt VALUE` and `--opt=VALUE`,
+// each option at most once (--seed once per SITE; --help may repeat).
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "torch_generator.h"
+
+void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
+    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]] [--dump PATH]%s [--threads N] [--help]", name,
+             allow_seed ? " [--seed [SITE=]N]... [--skip K]" : "");
+}
+
+void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
+              int allow_seed) {
+    char usage[256];
+    cli_usage(usage, sizeof usage, name, allow_seed);
+    int n = snprintf(buf, len,
+                     "%s\n\n%s\n\n"
+                     "  --fixture PATH  read inputs%s from PATH (default: %s)\n"
+                     "  --group NAME    the configuration NAME inside a multi-group fixture (fixtures/sweep.h5)\n"
+                     "  --dump PATH     also write every tensor computed to the HDF5 file PATH\n"
+                     "  --threads N     run the large kernels on N threads (default 1; the same bits)\n",
+                     usage, about, allow_seed ? " and parameters" : "", default_fixture);
+    if (allow_seed && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "  --seed N        draw parameters, dropout masks and random inputs in C, with every\n"
+                 "                  torch.manual_seed(...) of the chapter taking N, instead of reading them\n"
+                 "  --seed SITE=N   the seed of one torch.manual_seed call (SITE as in the fixture's\n"
+                 "                  SITE.seed attribute, e.g. exercise_3_1)\n"
+                 "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
+                 "                  notebook cells did (at most 10^9)\n");
+}
+
+// At most 40 bytes of an argument as an error message shows it: control
+// characters escaped (text_escape), so that the message stays one line.
+typedef struct {
+    char text[4 * 40 + 1];
+} Shown;
+
+static Shown shown(const char *arg, size_t n) {
+    char cut[41];
+    snprintf(cut, sizeof cut, "%.*s", (int)(n > 40 ? 40 : n), arg);
+    Shown out;
+    text_escape(out.text, sizeof out.text, cut);
+    return out;
+}
+
+// The value of option `opt` at argv[*i]: after '=' or the next argument.
+static const char *value_of(int argc, char **argv, int *i, const char *eq, const char *opt, char *err,
+                            size_t len) {
+    if (eq) return eq + 1;
+    if (*i + 1 >= argc) {
+        snprintf(err, len, "%s needs a value", opt);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_count(const char *text, long long max, long long *out) {
+    char *end;
+    errno = 0;
+    long long k = strtoll(text, &end, 10);
+    if (errno || *end || end == text || k < 0 || k > max || text[0] == '+' || text[0] == ' ') return 0;
+    *out = k;
+    return 1;
+}
+
+// --seed N or --seed SITE=N: SITE is a plain identifier, as in an attribute name.
+static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
+    if (opt->n_seeds == CLI_MAX_SEEDS) {
+        snprintf(err, len, "--seed: at most %d seeds", CLI_MAX_SEEDS);
+        return 0;
+    }
+    const char *eq = strchr(value, '=');
+    const char *text = value;
+    size_t site_len = 0;
+    if (eq) {
+        size_t n = (size_t)(eq - value);
+        int ok = n > 0 && n <= 40;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = (value[i] >= 'a' && value[i] <= 'z') || (value[i] >= '0' && value[i] <= '9') || value[i] == '_';
+        if (!ok) {
+            snprintf(err, len, "--seed: expected N or SITE=N with SITE a name such as exercise_3_1, found '%s'",
+                     shown(value, strlen(value)).text);
+            return 0;
+        }
+        site_len = n, text = eq + 1;
+    }
+    // One seed per site: a second would be ignored, silently.
+    for (int i = 0; i < opt->n_seeds; i++)
+        if (strlen(opt->seeds[i].site) == site_len && !strncmp(opt->seeds[i].site, value, site_len)) {
+            if (site_len) snprintf(err, len, "--seed %.*s=N given twice", (int)site_len, value);
+            else snprintf(err, len, "--seed given twice");
+            return 0;
+        }
+    uint64_t v;
+    if (!torch_parse_seed(text, &v)) {
+        snprintf(err, len, "--seed: expected an integer in [-2^63, 2^64 - 1] as torch.manual_seed takes, found '%s'",
+                 shown(text, strlen(text)).text);
+        return 0;
+    }
+    memcpy(opt->seeds[opt->n_seeds].site, value, site_len);
+    opt->seeds[opt->n_seeds].site[site_len] = '\0';
+    opt->seeds[opt->n_seeds].text = text;
+    opt->seeds[opt->n_seeds].value = v;
+    opt->n_seeds++;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
+    memset(opt, 0, sizeof *opt);
+    opt->threads = 1;
+    const char *skip_text = NULL, *threads_text = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0) {
+            snprintf(err, len, "unexpected argument '%s'", shown(arg, strlen(arg)).text);
+            return CLI_USAGE;
+        }
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        const char **slot = NULL;
+        const char *name = NULL;
+        if (n == 6 && !strncmp(arg, "--help", n) && !eq) {
+            opt->help = 1;
+            continue;
+        }
+        const char *seed_text = NULL;
+        if (n == 9 && !strncmp(arg, "--fixture", n)) slot = &opt->fixture, name = "--fixture";
+        else if (n == 7 && !strncmp(arg, "--group", n)) slot = &opt->group, name = "--group";
+        else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
+        else if (n == 9 && !strncmp(arg, "--threads", n)) slot = &threads_text, name = "--threads";
+        else if (n == 6 && !strncmp(arg, "--seed", n) && allow_seed) slot = &seed_text, name = "--seed";
+        else if (n == 6 && !strncmp(arg, "--skip", n) && allow_seed) slot = &skip_text, name = "--skip";
+        else if (n == 6 && (!strncmp(arg, "--seed", n) || !strncmp(arg, "--skip", n))) {
+            snprintf(err, len, "%.*s: this chapter draws nothing at random", (int)n, arg);
+            return CLI_USAGE;
+        } else {
+            snprintf(err, len, "unknown option '%s'", shown(arg, n).text);
+            return CLI_USAGE;
+        }
+        // Each option with a value once (--seed once per SITE): a repeated
+        // one is a usage error, never silently its first or its last value.
+        if (*slot) {
+            snprintf(err, len, "%s given twice", name);
+            return CLI_USAGE;
+        }
+        const char *value = value_of(argc, argv, &i, eq, name, err, len);
+        if (!value) return CLI_USAGE;
+        if (!*value) {
+            snprintf(err, len, "%s needs a non-empty value", name);
+            return CLI_USAGE;
+        }
+        *slot = value;
+        if (slot == &seed_text && !parse_seed(opt, value, err, len)) return CLI_USAGE;
+    }
+    if (skip_text) {
+        if (!parse_count(skip_text, CLI_MAX_SKIP, &opt->skip)) {
+            snprintf(err, len, "--skip: expected a count of draws in [0, 10^9], found '%s'",
+                     shown(skip_text, strlen(skip_text)).text);
+            return CLI_USAGE;
+        }
+        if (!opt->n_seeds) {
+            snprintf(err, len, "--skip only means something with --seed");
+            return CLI_USAGE;
+        }
+    }
+    if (threads_text) {
+        long long t;
+        if (!parse_count(threads_text, CLI_MAX_THREADS, &t) || t < 1) {
+            snprintf(err, len, "--threads: expected a count in [1, %d], found '%s'", CLI_MAX_THREADS,
+                     shown(threads_text, strlen(threads_text)).text);
+            return CLI_USAGE;
+        }
+        opt->threads = (int)t;
+    }
+    if (opt->group && !opt->fixture) {
+        snprintf(err, len, "--group needs --fixture");
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
+    return parse_args(argc, argv, allow_seed, opt, err, len);
+}

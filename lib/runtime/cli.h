@@ -1,0 +1,46 @@
+// cli.h: the command line every chapter shares, and its help text.
+#ifndef LITATTN_CLI_H
+#define LITATTN_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_MAX_SEEDS 8
+#define CLI_MAX_SKIP 1000000000LL  // --skip's largest count: 10^9 draws
+#define CLI_MAX_THREADS 64
+
+typedef struct {
+    const char *fixture;  // --fixture PATH; NULL: the book's variant in fixtures/
+    const char *group;    // --group NAME: one configuration of a multi-group file (the sweep)
+    const char *dump;     // --dump PATH: also write every computed tensor there
+    // --seed N (every torch.manual_seed of the chapter) and --seed SITE=N (one
+    // of them, named as in the fixture's SITE.seed attribute). n_seeds == 0:
+    // parameters come from the fixture.
+    struct {
+        char site[48];      // "" for the plain --seed N
+        const char *text;   // N as typed
+        uint64_t value;     // N as PyTorch's manual_seed takes it (negative N is 2^64 + N)
+    } seeds[CLI_MAX_SEEDS];
+    int n_seeds;
+    long long skip;       // --skip K: draws discarded after the first seeding (the continuing stream)
+    int threads;          // --threads N (default 1): identical bits for any N
+    int help;             // --help
+} Options;
+
+enum { CLI_OK = 0, CLI_USAGE = 1 };
+
+// Parses argv[1..]; on a usage error returns CLI_USAGE with one line in err.
+// An option given twice is a usage error ("--seed given twice"), and so is
+// --seed SITE=N twice for one SITE; --seed N and --seed SITE=N go together.
+// allow_seed: whether --seed and --skip mean anything to this chapter.
+int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
+
+// "usage: NAME [--fixture PATH] ..." without a trailing newline.
+void cli_usage(char *buf, size_t len, const char *name, int allow_seed);
+
+// The whole --help text: usage, `about` (one line: the book section), and
+// every option; `default_fixture` is the path used without --fixture.
+void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
+              int allow_seed);
+
+#endif

@@ -1,0 +1,70 @@
+// config.c: inputs and settings from the fixture, checked before use.
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "keep.h"
+#include "print.h"
+
+static Fixture *fixture;
+
+void config_begin(Fixture *fx) { fixture = fx; }
+
+static const SettingRule *rule_or_die(const char *name, SettingKind kind) {
+    const SettingRule *r = setting_rule(name);
+    if (!r || r->kind != kind) die(EXIT_BAD_INPUT, "setting '%s' has no rule of that kind in settings.c", name);
+    return r;
+}
+
+Tensor input_tensor(const char *name, Size want) {
+    char err[FIXTURE_ERR_LEN];
+    Tensor t;
+    if (!fixture_read(fixture, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
+    keep_as(name, "input", t);
+    return t;
+}
+
+bool has_input(const char *name) { return fixture_has(fixture, name); }
+
+static long long read_int(const char *name, const SettingRule *r) {
+    char err[FIXTURE_ERR_LEN];
+    long long v;
+    if (!fixture_attr_int(fixture, name, &v, err)) die(EXIT_BAD_INPUT, "%s", err);
+    if (v < r->min || v > r->max)
+        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected %s in [%lld, %lld], found %lld", error_input(),
+            name, r->kind == SETTING_BOOL ? "0 or 1" : "an integer", r->min, r->max, v);
+    return v;
+}
+
+int setting_int(const char *name, int book) {
+    int v = (int)read_int(name, rule_or_die(name, SETTING_INT));
+    if (v != book) print_note("#", name, "=", v, "here; the book has", book);
+    return v;
+}
+
+bool setting_bool(const char *name, bool book) {
+    bool v = read_int(name, rule_or_die(name, SETTING_BOOL)) != 0;
+    if (v != book) print_note("#", name, "=", v, "here; the book has", book);
+    return v;
+}
+
+// A Python float, stored as its repr() in a string attribute, so that the
+// double is exactly Python's (strtod rounds correctly, as float() does).
+double setting_float(const char *name, double book) {
+    const SettingRule *r = rule_or_die(name, SETTING_FLOAT);
+    char err[FIXTURE_ERR_LEN], text[64];
+    if (!fixture_attr_string(fixture, name, text, sizeof text, err)) die(EXIT_BAD_INPUT, "%s", err);
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!*text || *end || errno || isnan(v) || v < (double)r->min || v > (double)r->max)
+        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected a number in [%lld, %lld] written as Python writes a float, "
+            "found '%s'", error_input(), name, r->min, r->max, text);
+    if (v != book) print_note("#", name, "=", v, "here; the book has", book);
+    return v;
+}

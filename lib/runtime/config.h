@@ -1,0 +1,33 @@
+// config.h: what a chapter takes from its fixture besides what was drawn at
+// random: input tensors, and the notebook's settings.
+//
+// A setting is written with the book's value, so the chapter reads like the
+// cell (`int d_out = setting_int("d_out", 2);` is `d_out = 2`). The value the
+// fixture holds is the one used: the book's in the book's variant, another in
+// a sweep configuration; where it differs from the book's, the chapter says
+// so in a line of its output ("# d_out = 16 here; the book has 2").
+//
+// Every attribute is checked for type and range before it is used (the table
+// in settings.c), and every dataset for type and shape; a failure is one line
+// naming the file, the attribute or dataset, what was expected and found.
+#ifndef LITATTN_CONFIG_H
+#define LITATTN_CONFIG_H
+
+#include <stdbool.h>
+
+#include "fixture.h"
+#include "settings.h"
+#include "tensor.h"
+
+void config_begin(Fixture *fx);  // chapter_start calls it: the fixture read
+
+// The fixture's dataset `name`, float32 of shape `want` (SIZE_ANY: any length
+// on that axis). Kept for --dump with role "input".
+Tensor input_tensor(const char *name, Size want);
+bool has_input(const char *name);
+
+int setting_int(const char *name, int book);
+double setting_float(const char *name, double book);
+bool setting_bool(const char *name, bool book);
+
+#endif

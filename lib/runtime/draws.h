@@ -1,0 +1,46 @@
+// draws.h: every number a chapter draws at random, drawn as PyTorch draws it.
+//
+// The notebook seeds torch's default generator (`torch.manual_seed(123)`)
+// and then draws: torch.rand, nn.Linear's initialisation, nn.Dropout's masks.
+// A chapter does the same through these functions, each naming what it draws
+// (its dataset name in the fixture), and the modules it makes draw through
+// draws_source(), the ParamSource (nn/param_source.h) that the chapter macros
+// of chapter.h hand them. There are two modes:
+//  - with --seed: the draws are made here, by the PyTorch-compatible MT19937
+//    (torch_generator.h), and kept for --dump (role "weight" for parameters,
+//    "random" for the rest); the tests compare them with PyTorch's, bit for bit;
+//  - without: what PyTorch drew is read from the fixture, and the generator,
+//    seeded as the fixture says, is advanced by as many draws, so that a
+//    tensor the fixture holds only as a digest (too large to commit: Exercise
+//    3.3's 2.36 M parameters) is drawn here in step with PyTorch.
+#ifndef LITATTN_DRAWS_H
+#define LITATTN_DRAWS_H
+
+#include "cli.h"
+#include "fixture.h"
+#include "param_source.h"
+#include "tensor.h"
+
+// chapter_start calls it: the seeds of the command line, and the fixture.
+void draws_begin(const Options *opt, Fixture *fx);
+
+// torch.manual_seed(book_seed): the book's seed, written as in the notebook.
+// The seed used is the run's (--seed, or the fixture's `seed` attribute); when
+// it differs from the book's, the chapter's output says so. The first call
+// also discards --skip (or the fixture's `skip`) draws: the earlier cells'.
+void manual_seed(long long book_seed);
+// The same for a second seeding site of a chapter, whose seed is the
+// fixture's `<site>.seed` attribute (or --seed <site>=N).
+void manual_seed_at(const char *site, long long book_seed);
+
+// torch.rand(*s): one draw per element in memory order. role: "weight" for
+// nn.Parameter(torch.rand(...)), "random" for a random input.
+Tensor draw_rand(const char *name, Size s, const char *role);
+
+// The modules' source: uniform_ (nn.Linear's init) and rand (an
+// nn.Parameter) as parameters (role "weight"), and nn.Dropout(p)'s noise in
+// training mode (role "random"): bernoulli_(1 - p) then div_(1 - p), two
+// 32-bit draws per element.
+const ParamSource *draws_source(void);
+
+#endif

@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+"""view_check.py: the `view` suite's structure test of the book view.
+
+    /usr/bin/python3 tools/view/view_check.py --build BUILD [--site SITE] [--book BOOK]
+
+Checks the site that `ninja -C BUILD book-view` wrote (SITE, default
+BUILD/book-view), independently of how book_view.py built it where it can:
+
+  - every chapter and variant of chapters/chapters.txt has its page, and the
+    index's coverage table has one row per cell of the official notebooks;
+  - every cell the notebooks print appears exactly once, as a section of the
+    page of the variant its output belongs to, with the recorded text on it;
+  - every verdict is the `book` suite's: tests/book_check runs on the very
+    output the view showed (`-- cat output/<chapter>.<variant>.txt`), and
+    its ok/FAIL per block must match the view's identical/not, found/not;
+  - every marker line the chapters print carries the notebook cell's own
+    first line;
+  - every image is a valid SVG file (XML whose root is <svg> with a size),
+    referenced by a page, with alt text; every local link resolves;
+  - the companion notebook validates (nbformat) and mirrors ch03.ipynb.
+Prints one line per check; exit 1 on any failure, 77 (SKIP) without the
+notebooks beside the checkout.
+"""
+
+import argparse
+import html.parser
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.dont_write_bytecode = True
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_HERE, os.path.dirname(_HERE)]  # tools/view/, and tools/ (chapters.py, extract_book_blocks.py)
+from chapters import BOOK_DIR, REPO_ROOT, table as chapter_table  # noqa: E402
+import extract_book_blocks as ebb  # noqa: E402
+import view_sources as vs  # noqa: E402
+import view_site  # noqa: E402
+
+failures = []
+
+
+def check(ok, what, detail=""):
+    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail and not ok else ''}")
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+class PageParser(html.parser.HTMLParser):
+    """Ids, images, links and sections of a page; and whether its tags balance."""
+    VOID = {"meta", "link", "img", "br", "hr", "input", "wbr", "source", "col"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.images, self.links, self.sections, self.stack, self.errors = [], [], [], [], [], []
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.append(a["id"])
+        if tag == "img":
+            self.images.append(a)
+        if tag in ("a", "link") and "href" in a:
+            self.links.append(a["href"])
+        if tag == "section" and "cell" in a.get("class", ""):
+            self.sections.append(a.get("id"))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
+            if tag in self.stack:
+                while self.stack.pop() != tag:
+                    pass
+            return
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_page(path):
+    p = PageParser()
+    with open(path, encoding="utf-8") as f:
+        p.feed(f.read())
+    p.close()
+    p.full_text = "".join(p.text)
+    return p
+
+
+def check_pages(site, manifest, table):
+    pages = {(p["program"], p["variant"]): p for p in manifest["pages"]}
+    missing = [f"{c.program}.{v}" for c in table for v in c.variants if (c.program, v) not in pages]
+    check(not missing, f"every chapter and variant has its page ({len(pages)} pages)", ", ".join(missing))
+    parsed = {}
+    for p in manifest["pages"]:
+        path = os.path.join(site, p["file"])
+        if not check(os.path.exists(path), f"{p['file']} exists"):
+            continue
+        parsed[p["file"]] = page = parse_page(path)
+        dup = sorted({i for i in page.ids if page.ids.count(i) > 1})
+        check(not page.errors and not page.stack and not dup, f"{p['file']}: tags balance, ids unique",
+              "; ".join(page.errors[:3] + [f"unclosed {page.stack}"] * bool(page.stack) + [f"duplicate ids {dup}"] * bool(dup)))
+    parsed["index.html"] = parse_page(os.path.join(site, "index.html"))
+    return pages, parsed
+
+
+def check_links_and_images(site, parsed, manifest):
+    referenced = set()
+    bad_links, bad_images = [], []
+    for name, page in parsed.items():
+        for href in page.links:
+            if re.match(r"[a-z]+:", href):
+                bad_links.append(f"{name}: {href} (not a local file)")
+                continue
+            target, _, frag = href.partition("#")
+            target = target or name
+            if not os.path.exists(os.path.join(site, target)):
+                bad_links.append(f"{name}: {href}")
+            elif frag and target in parsed and frag not in parsed[target].ids:
+                bad_links.append(f"{name}: {href} (no such id)")
+        for img in page.images:
+            src = img.get("src", "")
+            referenced.add(os.path.normpath(src))
+            if not img.get("alt", "").strip():
+                bad_images.append(f"{name}: {src} has no alt text")
+            if not os.path.exists(os.path.join(site, src)):
+                bad_images.append(f"{name}: {src} missing")
+    check(not bad_links, "every link is to a local file and id that exists", "; ".join(bad_links[:5]))
+    check(not bad_images, "every image exists and has alt text", "; ".join(bad_images[:5]))
+    figures = sorted(os.path.join("figures", f) for f in os.listdir(os.path.join(site, "figures")))
+    invalid = []
+    for rel in figures:
+        try:
+            root = ET.parse(os.path.join(site, rel)).getroot()
+            if root.tag != "{http://www.w3.org/2000/svg}svg" or not (root.get("viewBox") or root.get("width")):
+                invalid.append(f"{rel}: root {root.tag}")
+        except ET.ParseError as e:
+            invalid.append(f"{rel}: {e}")
+    check(figures and not invalid, f"every image is a valid SVG ({len(figures)} files)", "; ".join(invalid[:5]))
+    unused = [f for f in figures if os.path.normpath(f) not in referenced]
+    check(not unused, "every SVG is shown on a page", ", ".join(unused[:5]))
+    check(sorted(manifest["figures"]) == figures, "view.json lists the figures written")
+
+
+def check_official_cells(site, manifest, pages, parsed, book_dir):
+    """Every printed official cell once, on the page of its owner variant, with its text."""
+    printed = ebb.official_blocks(os.path.join(book_dir, "official"))
+    cov = {}
+    for c in manifest["coverage"]:
+        cov.setdefault(c["label"], []).append(c)
+    problems = []
+    for nb, label, text in printed:
+        full = label  # "In [3]", "exercise-solutions In [6]", "Exercise 3.2": as the chapters print them
+        rows = cov.get(full, [])
+        if len(rows) != 1:
+            problems.append(f"{full}: {len(rows)} coverage rows")
+            continue
+        c = rows[0]
+        if not c["page"]:
+            problems.append(f"{full}: no page (verdict {c['verdict']})")
+            continue
+        file, anchor = c["page"].split("#")
+        page = parsed[file]
+        sections = [s for s in page.sections if s == anchor]
+        owner = next(p for p in manifest["pages"] if p["file"] == file)
+        same = [r for r in owner["rows"] if r["label"] == full and r["kind"] in ("official", "missing")]
+        if len(sections) != 1 or len(same) != 1:
+            problems.append(f"{full}: {len(sections)} sections and {len(same)} rows on {file}")
+        elif text.strip() and text.strip().split("\n")[0] not in page.full_text:
+            problems.append(f"{full}: the recorded output is not on {file}")
+    check(not problems, f"each of the {len(printed)} printed official cells appears once, with its text",
+          "; ".join(problems[:5]))
+    # The coverage table: one row per cell of the notebooks (printed or not).
+    notebooks = vs.official_notebooks(book_dir)
+    labels = [c.label for _, cells in notebooks.values() for c in cells]
+    index_rows = len(re.findall(r'<th scope="row" class="prompt">', open(os.path.join(site, "index.html"), encoding="utf-8")
+                                .read().split('id="coverage"')[1].split('id="litattn-cells"')[0]))
+    check(sorted(cov) == sorted(labels) and index_rows == len(labels),
+          f"the coverage table has every official cell once ({len(labels)} cells)",
+          f"{len(cov)} labels in view.json, {index_rows} rows on the index")
+    unplaced = [c["label"] for c in manifest["coverage"] if c["chapter"] and not c["line"]]
+    check(not unplaced, "each cell a chapter computes names its chapter and line", ", ".join(unplaced))
+
+
+def book_check_lines(book_check, blocks, output):
+    """{(source, cell): ok} from tests/book_check run on a saved output."""
+    p = subprocess.run([book_check, blocks, "--", "/bin/cat", output], capture_output=True, text=True, timeout=60)
+    result = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^(ok  |FAIL) (\S+) (.*)$", line)
+        if not m or m.group(2).startswith(("exited", "%s")):
+            continue
+        source, rest = m.group(2), m.group(3)
+        cell = rest.split(":")[0] if source.endswith(".ipynb") else re.split(r"  |: ", rest)[0].rstrip()
+        result[(source, cell)] = m.group(1) == "ok  "
+    return result
+
+
+def check_verdicts(site, manifest, build):
+    """The view's verdicts against tests/book_check's, block by block."""
+    book_check = os.path.join(build, "tests", "book_check")
+    if not check(os.access(book_check, os.X_OK), f"{book_check} is built"):
+        return
+    compared, problems = 0, []
+    for p in manifest["pages"]:
+        blocks = os.path.join(REPO_ROOT, "tests", "book", f"{p['program']}.{p['variant']}.txt")
+        if not os.path.exists(blocks):
+            continue
+        suite = book_check_lines(book_check, blocks, os.path.join(site, p["output"]))
+        view = {}
+        for r in p["rows"]:
+            if r["kind"] in ("official", "missing") and r["verdict"] != "compared on another variant":
+                nb = "ch03.ipynb" if r["label"].startswith("In ") else "exercise-solutions.ipynb"
+                view[(nb, r["label"])] = r["verdict"] == "identical"
+            for t in r["transcript"]:
+                view[(t["source"], t["cell"])] = t["found"]
+        for t in p["loose_transcript"]:
+            view[(t["source"], t["cell"])] = t["found"]
+        for key, ok in suite.items():
+            compared += 1
+            if key not in view:
+                problems.append(f"{p['file']}: {key[0]} {key[1]} is not on the page")
+            elif view[key] != ok:
+                problems.append(f"{p['file']}: {key[0]} {key[1]}: book suite {'ok' if ok else 'FAIL'}, view "
+                                f"{'identical/found' if view[key] else 'not'}")
+    check(compared and not problems, f"the view's verdicts are the book suite's ({compared} blocks)",
+          "; ".join(problems[:5]))
+
+
+def check_markers(site, manifest, book_dir):
+    """What each chapter printed: ">>> In [N]: code" carries In [N]'s first line."""
+    cells = {c.label: c for _, cs in vs.official_notebooks(book_dir).values() for c in cs}
+    seen, bad = 0, []
+    for p in manifest["pages"]:
+        with open(os.path.join(site, p["output"]), encoding="utf-8") as f:
+            out = f.read()
+        for c in vs.output_cells(out):
+            if c.label in cells:
+                seen += 1
+                if c.code != cells[c.label].first_line:
+                    bad.append(f"{p['program']} {c.label}: {c.code!r}")
+    bad += [f"{m['program']}.c:{m['line']} {m['label']}" for m in manifest["markers"] if not m["ok"]]
+    check(not bad, f"every marker carries the notebook cell's first line ({seen} printed, "
+          f"{len(manifest['markers'])} in the source)", "; ".join(bad[:5]))
+
+
+def check_notebook(site, book_dir):
+    try:
+        import nbformat
+    except ImportError:
+        check(False, "nbformat imports (apt-get install python3-nbformat)")
+        return
+    path = os.path.join(site, "ch03_litattn.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    try:
+        nbformat.validate(nb)
+        check(True, "ch03_litattn.ipynb validates (nbformat)")
+    except nbformat.ValidationError as e:
+        check(False, "ch03_litattn.ipynb validates (nbformat)", str(e).split("\n")[0])
+    book = vs.read_notebook(os.path.join(book_dir, "official", "ch03.ipynb"))
+    want_md = ["".join(c["source"]) for c in book["cells"] if c["cell_type"] == "markdown"]
+    have_md = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb.cells
+               if c.cell_type == "markdown"]
+    it = iter(have_md)
+    in_order = all(any(m == h for h in it) for m in want_md)
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and isinstance(c.execution_count, int)]
+    book_counts = [c["execution_count"] for c in book["cells"] if c["cell_type"] == "code"]
+    check(in_order, f"it keeps ch03.ipynb's {len(want_md)} markdown cells in order")
+    check(counts[:len(book_counts) - 1] == book_counts[1:],
+          "its code cells follow ch03.ipynb's In [2] ... In [N]", f"{counts[:8]}...")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(REPO_ROOT, "build"))
+    ap.add_argument("--site")
+    ap.add_argument("--book", default=BOOK_DIR)
+    ap.add_argument("--build-site", action="store_true", help="build the site first, unless it is up to date")
+    a = ap.parse_args(argv)
+    site = a.site or os.path.join(a.build, "book-view")
+    if not os.path.isdir(os.path.join(a.book, "official")):
+        print(f"SKIP: no official notebooks at {os.path.join(a.book, 'official')} (the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
+        return 77
+    if a.build_site:
+        view_site.ensure_site(a.build, site)
+    if not os.path.exists(os.path.join(site, "view.json")):
+        print(f"FAIL: no site at {site} (ninja -C {a.build} book-view)")
+        return 1
+    with open(os.path.join(site, "view.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    if "unavailable" in manifest:  # book_view.py --no-fail could not make the site
+        print(("SKIP: " if manifest["skip"] else "FAIL: ") + manifest["unavailable"])
+        return 77 if manifest["skip"] else 1
+    table = chapter_table()
+    pages, parsed = check_pages(site, manifest, table)
+    check_links_and_images(site, parsed, manifest)
+    check_official_cells(site, manifest, pages, parsed, a.book)
+    check_verdicts(site, manifest, a.build)
+    check_markers(site, manifest, a.book)
+    check_notebook(site, a.book)
+    print(f"{len(failures)} checks failed" if failures else "every check passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,331 @@
+"""view_sources.py: what the book view reads, parsed: the chapters' C source
+cut into cells, the official notebooks' cells, and the chapters' printed output.
+
+Everything here is read at build time from the files themselves, so the view
+can never show a block of C or a recorded output that was copied by hand.
+The notebook outputs come from tools/extract_book_blocks.py (cell_output,
+exercise_outputs), the same functions that write the `book` suite's blocks.
+"""
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
+import extract_book_blocks as ebb  # noqa: E402
+
+# --- the C: one block per marker ---------------------------------------------------------------
+
+# The marker macros of lib/runtime/chapter.h, and the label each prints.
+MARKER = re.compile(r'^\s*(In|ExIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
+
+
+def c_unescape(s):
+    """The text of a C string literal's body (the escapes the chapters use)."""
+    return re.sub(r"\\(.)", lambda m: C_ESCAPES.get(m.group(1), m.group(1)), s)
+
+
+@dataclass
+class CBlock:
+    """One cell of a chapter's C: its marker and the source up to the next one."""
+    kind: str          # In, ExIn, Exercise, Transcript, Beyond, Setup
+    label: str         # as the program prints it: "In [25]", "exercise-solutions In [3]", "004 In [6]", "litattn"
+    code: str          # the marker's code text: the notebook cell's first line
+    line: int          # 1-based line of the marker in the .c file
+    first: int         # 1-based first line of the block (comments just above the marker belong to it)
+    source: str        # the block's lines, as in the file
+
+    @property
+    def setup(self):
+        return self.kind == "Setup"
+
+    @property
+    def official(self):
+        """The label of the official cell this block computes, or None."""
+        return self.label if self.kind in ("In", "ExIn", "Exercise") else None
+
+    @property
+    def printed_label(self):
+        """The marker line's label as printed: setup cells carry " (setup)"."""
+        return self.label + (" (setup)" if self.setup else "")
+
+
+def marker_label(kind, args):
+    """The label lib/runtime/chapter.h prints for a marker macro, from its arguments."""
+    first = args.split(",", 1)[0].strip()
+    if kind in ("In", "Setup"):
+        return f"In [{first}]"
+    if kind == "ExIn":
+        return f"exercise-solutions In [{first}]"
+    strings = [c_unescape(s) for s in C_STRING.findall(args)]
+    if kind == "Exercise":
+        return f"Exercise {strings[0]}"
+    if kind == "Transcript":
+        return strings[0]
+    return "litattn"  # Beyond
+
+
+def c_blocks(path):
+    """[CBlock] of a chapter source, in source order.
+
+    A block runs from its marker to the next marker, or to `return
+    chapter_end();`. Comment lines directly above a marker (no blank line
+    between) introduce that marker's cell, so they go with it, not with the
+    block before; blank lines at either end are dropped."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    markers = []
+    end = len(lines)
+    for i, text in enumerate(lines):
+        m = MARKER.match(text)
+        if m:
+            strings = C_STRING.findall(m.group(2))
+            markers.append((i, m.group(1), marker_label(m.group(1), m.group(2)), c_unescape(strings[-1]) if strings else ""))
+        elif "return chapter_end();" in text:
+            end = i
+    starts = []
+    for i, *_ in markers:
+        s = i
+        while s > 0 and lines[s - 1].strip().startswith("//") and not MARKER.match(lines[s - 1]):
+            s -= 1
+        starts.append(s)
+    blocks = []
+    for k, (i, kind, label, code) in enumerate(markers):
+        stop = starts[k + 1] if k + 1 < len(markers) else end
+        first = starts[k]
+        body = lines[first:stop]
+        while body and not body[-1].strip():
+            body.pop()
+        blocks.append(CBlock(kind, label, code, i + 1, first + 1, "\n".join(body)))
+    return blocks
+
+
+# --- the program's output: one block per marker line ---------------------------------------------
+
+OUT_MARKER = re.compile(r"^>>> (.*?)(?: \(setup\))?: (.*)$")
+
+
+@dataclass
+class OutCell:
+    label: str
+    setup: bool
+    code: str
+    text: str = ""                              # what the cell printed, up to the next marker line
+    notes: list = field(default_factory=list)   # the chapter's notes about the run ("# d_out = 16 here; ...")
+
+
+def output_cells(stdout):
+    """[OutCell] of a chapter's stdout, in order. A cell's text is everything
+    after its marker line up to the next line starting with ">>> ", less the
+    lines starting "# " (the chapter's notes about a variant, which no
+    notebook output line resembles), as tests/book_check.c cuts it."""
+    cells = []
+    for line in stdout.splitlines(keepends=True):
+        if line.startswith(">>> "):
+            head = line.rstrip("\n")
+            m = OUT_MARKER.match(head)
+            label, code = (m.group(1), m.group(2)) if m else (head[4:], "")
+            cells.append(OutCell(label, head.startswith(f">>> {label} (setup): "), code))
+        elif cells and line.startswith("# "):
+            cells[-1].notes.append(line.rstrip("\n"))
+        elif cells:
+            cells[-1].text += line
+    return cells
+
+
+# --- the official notebooks ---------------------------------------------------------------------
+
+@dataclass
+class BookCell:
+    """One cell of an official notebook, as the view needs it."""
+    notebook: str        # "ch03.ipynb" or "exercise-solutions.ipynb"
+    label: str           # "In [25]", "exercise-solutions In [3]", "Exercise 3.2"
+    number: object       # the execution count, or the exercise's number ("3.2")
+    code: str            # the cell's source (for an exercise given as text: its ```python block)
+    output: str          # what the notebook recorded ("" when nothing)
+    index: int           # position among the notebook's cells
+    prose: list = field(default_factory=list)  # the markdown cells since the previous code cell
+
+    @property
+    def first_line(self):
+        return self.code.split("\n", 1)[0]
+
+
+def read_notebook(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def notebook_cells(nb, name):
+    """[BookCell] of a notebook: every code cell (In [1] included), and the
+    exercises given as markdown only (their code is the ```python block
+    after the "## Exercise" heading, their output extract_book_blocks's)."""
+    prefix = "In" if name == "ch03.ipynb" else "exercise-solutions In"
+    exercise_out = ebb.exercise_outputs(nb["cells"])
+    cells, prose, exercise = [], [], None
+    for i, cell in enumerate(nb["cells"]):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            n = cell.get("execution_count")
+            cells.append(BookCell(name, f"{prefix} [{n}]", n, text, ebb.cell_output(cell), i, prose))
+            prose = []
+            continue
+        if cell["cell_type"] != "markdown":
+            continue
+        m = re.search(r"^## Exercise (\d+\.\d+)", text, re.M)
+        if m:
+            exercise = m.group(1)
+        fence = re.fullmatch(r"```python\n(.*?)```\s*", text, re.S)
+        label = f"Exercise {exercise}" if exercise else None
+        if fence and label in exercise_out and not any(c.label == label for c in cells):
+            # The exercise's code, given as markdown: its first python block.
+            cells.append(BookCell(name, label, exercise, fence.group(1).rstrip("\n"), exercise_out[label], i, prose))
+            prose = []
+            continue
+        prose.append(text)
+    return cells
+
+
+def official_notebooks(book_dir):
+    """{notebook name: (the notebook as JSON, [BookCell])} of both official notebooks."""
+    official = os.path.join(book_dir, "official")
+    result = {}
+    for name in ebb.OFFICIAL:
+        nb = read_notebook(os.path.join(official, name))
+        result[name] = (nb, notebook_cells(nb, name))
+    return result
+
+
+# --- the book's tokens --------------------------------------------------------------------------
+
+TOKEN_ROW = re.compile(r"\[\s*([-\d.]+)\s*,\s*([-\d.]+)\s*,\s*([-\d.]+)\s*\][\]),\s]*#\s*(\S+)")
+
+
+def book_tokens(cells):
+    """(rows, tokens) of the book's `inputs` as In [2] writes it: each row
+    of numbers with the word in its comment ("# Your     (x^1)"). The view
+    labels a heatmap's axes with the words only where a chapter's `inputs`
+    are these numbers."""
+    for c in cells:
+        if c.label == "In [2]":
+            found = TOKEN_ROW.findall(c.code)
+            return [[float(x) for x in row[:3]] for row in found], [row[3] for row in found]
+    return [], []
+
+
+# --- the book suite's blocks ----------------------------------------------------------------------
+
+@dataclass
+class SuiteBlock:
+    source: str   # "ch03.ipynb", "004_e8e336bf22e41ef3.txt:68"
+    cell: str     # "In [25]", "In [9]", "-"
+    text: str
+
+    @property
+    def official(self):
+        return self.source.endswith(".ipynb")
+
+
+def suite_blocks(path):
+    """[SuiteBlock] of a tests/book file, split as tests/book_check.c splits it."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    blocks = []
+    parts = re.split(r"\n(?=# )", text)
+    for k, part in enumerate(parts):
+        if part.startswith("#!") or not part.startswith("# "):
+            continue
+        header, _, body = part.partition("\n")
+        source, _, cell = header[2:].partition(" ")
+        if k + 1 < len(parts):
+            body += "\n"  # the newline the split took (the last block keeps the file's own)
+        if not source.endswith(".ipynb"):
+            body = body.rstrip("\n")  # a transcript's tensor: looked for, not compared whole
+        blocks.append(SuiteBlock(source, cell, body))
+    return blocks
+
+
+GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>")
+
+
+def without_grad_fn(text):
+    return GRAD_FN.sub("", text)
+
+
+# --- which cell computed which tensor ----------------------------------------------------------
+
+KEEP_IDENT = re.compile(r"\bKEEP(?:_LOCAL)?\((?:[^,()]*,\s*)?(\w+)\)")
+BINDING = re.compile(r"\b(\w+)\s*=\s*\w+\(\s*\"([^\"]+)\"")
+FORWARD = re.compile(r"\b\w+_forward\(\s*&(\w+)\s*,")
+NOISE = re.compile(r"(?:^|\.)noise(?:\.(\d+))?$")
+
+
+def code_only(source):
+    """The block's code without its marker line and its comments: the
+    strings left are the names the C uses, not the notebook's code text."""
+    kept = []
+    for line in source.split("\n"):
+        if MARKER.match(line):
+            continue
+        kept.append(re.sub(r'("(?:[^"\\]|\\.)*")|//.*', lambda m: m.group(1) or "", line))
+    return "\n".join(kept)
+
+
+def tensor_cells(blocks, roles):
+    """{dataset name: index of the block that computed it} for the names of
+    a dump ({name: role}), read from the C itself:
+
+    - a name the block keeps or draws by name (`KEEP(keys)`, `keep("a @
+      a.transpose(2, 3)", ...)`, `draw_rand("exercise_3_3.x", ...)`): the
+      last such block, since a name kept again replaces the earlier value;
+    - a module's tensors, "<module>.<...>", where `var = ctor("<module>",
+      ...)` made the module: its parameters (role weight) belong to that
+      block; what its forward computes to the last block that calls
+      `..._forward(&var, ...)`, except a dropout mask `noise.<k>`, which
+      is the k-th call's (the dump's names for the k-th mask a Dropout draws).
+    Names none of this explains are left out (the page lists them apart)."""
+    literal, made, forwards, bound = {}, {}, {}, {}
+    for k, b in enumerate(blocks):
+        code = code_only(b.source)
+        for s in C_STRING.findall(code):
+            literal[c_unescape(s)] = k
+        for ident in KEEP_IDENT.findall(code):
+            literal[ident] = k
+        for var, module in BINDING.findall(code):
+            bound[var] = module
+            made.setdefault(module, k)
+        for var in FORWARD.findall(code):
+            forwards.setdefault(var, []).append(k)
+    by_module = {}
+    for var, module in bound.items():
+        by_module.setdefault(module, []).extend(forwards.get(var, []))
+    # A name made with snprintf ("variance_before_%d") matches as a pattern.
+    patterns = [(re.compile(re.escape(s).replace("%d", r"-?\d+").replace("%s", ".*") + "$"), k)
+                for s, k in literal.items() if "%d" in s or "%s" in s]
+    found = {}
+    for name, role in roles.items():
+        if name in literal:
+            found[name] = literal[name]
+            continue
+        matched = [k for p, k in patterns if p.match(name)]
+        if matched:
+            found[name] = matched[-1]
+            continue
+        modules = [m for m in made if name.startswith(m + ".")]
+        if not modules:
+            continue
+        module = max(modules, key=len)
+        calls = sorted(by_module.get(module, []))
+        if role == "weight" or not calls:
+            found[name] = made[module]
+            continue
+        m = NOISE.search(name[len(module) + 1:])
+        k = int(m.group(1) or 1) if m else len(calls)
+        found[name] = calls[min(k, len(calls)) - 1]
+    return found
