@@ -1,7 +1,7 @@
 // error_check: bad input is an answer, never a crash, a hang or lost data.
 //
-//   error_check [--wrap "CMD ARG..."] [--cpu-limit S] [--chapter NAME] [--only TEXT]...
-//               CHAPTER_DIR CATALOGUE
+//   error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap "CMD ARG..."] [--cpu-limit S]
+//               [--chapter NAME] [--only TEXT]... CHAPTER_DIR CATALOGUE
 //
 // CATALOGUE is the catalogue.tsv that tools/make_malformed writes: one broken
 // fixture per line (case, chapter, path, extra arguments, what the error
@@ -41,7 +41,30 @@
 // the reasons of a FAIL indented below it, then a summary. Exits 1 on any FAIL.
 // --wrap runs every chapter under a tool (valgrind; the process-level cases
 // are then skipped); --only runs the cases whose name contains TEXT (and the
-// good ones).
+// good ones); --list prints the cases that would run, and runs none.
+//
+// Which cases run. --full (or LITATTN_TESTS=full in the environment, which
+// `meson test --setup full` sets) runs all of the above on every chapter.
+// Without it, a representative selection, the same on every run
+// (choose_cases below; CHAPTERS_TXT, chapters/chapters.txt, says which
+// chapters draw):
+//   - the catalogue: each kind of broken fixture once (a kind is the case's
+//     name up to ':', e.g. weight_float64). The k-th kind, counted in
+//     catalogue order, runs in the (k mod n)-th of the n chapters that have
+//     it (table order), so consecutive kinds go to consecutive chapters; in
+//     that chapter, on the dataset or attribute it has broken the fewest
+//     times so far (the first in catalogue order among equals), so the
+//     kinds of one chapter spread over its inputs, weights, random tensors
+//     and attributes. An attr_KIND:NAME case brings its attr_probe:NAME
+//     along (it runs only after the probe). Every chapter's good case runs.
+//   - the bad command lines: the k-th line of the table runs on the
+//     (k mod n)-th of the n chapters it applies to.
+//   - the process-level cases: all of them, on two chapters, one of each
+//     kind: the first of the table that draws nothing (it reads one input)
+//     and the first that draws (it reads weights and seeds as well). What
+//     they exercise (the reader child, --dump, signals, limits) is the
+//     runtime's, which every chapter shares; what differs between chapters
+//     is what they read.
 #define _GNU_SOURCE  // F_SETPIPE_SZ
 #include <dirent.h>
 #include <errno.h>
@@ -72,6 +95,7 @@
 
 typedef struct {
     char *kase, *chapter, *path, *extra, *mention, *rule;
+    int chosen;  // in the selection that runs (every case with --full)
 } Case;
 
 typedef struct {
@@ -91,6 +115,12 @@ typedef struct {
 
 static struct {
     const char *chapter_dir, *only_chapter;
+    int full;  // --full or LITATTN_TESTS=full: every case, not the selection
+    // chapters.txt (--table): each chapter and whether it draws, in table order
+    char table[MAX_CHAPTERS][128];
+    int table_draws[MAX_CHAPTERS], n_table;
+    int catalogue_total, catalogue_kinds;  // the whole catalogue, every chapter's
+    int command_lines_run;
     char catalogue_dir[4096], scratch[4200];
     char *wrap[16];
     int n_wrap;
@@ -390,6 +420,102 @@ static int selected(const char *kase) {
 
 // --- the catalogue -------------------------------------------------------------
 
+// A case's kind: its name up to ':' (weight_float64 of weight_float64:W_key);
+// its target: what follows, the dataset or attribute broken ("" if none).
+static int same_kind(const char *a, const char *b) {
+    size_t n = strcspn(a, ":");
+    return n == strcspn(b, ":") && !strncmp(a, b, n);
+}
+
+static const char *target_of(const char *kase) {
+    const char *colon = strchr(kase, ':');
+    return colon ? colon + 1 : "";
+}
+
+// The default selection (see the top of this file): marks the cases that
+// run. Every case with --full; else every good case and, for each kind, one
+// case: the k-th kind in the (k mod n)-th of the n chapters that have it,
+// on the target broken the fewest times there so far, with the attr_probe
+// that an attribute's case needs.
+static void choose_cases(Case *cases, int n) {
+    int *picked = malloc((size_t)(n + 1) * sizeof *picked), n_picked = 0, k = 0;
+    if (!picked) exit(1);
+    g.catalogue_total = g.catalogue_kinds = 0;
+    for (int i = 0; i < n; i++) {
+        cases[i].chosen = g.full || !strcmp(cases[i].kase, "good");
+        g.catalogue_total += strcmp(cases[i].kase, "good") != 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *kase = cases[i].kase;
+        int seen = !strcmp(kase, "good");
+        for (int j = 0; j < i && !seen; j++) seen = same_kind(cases[j].kase, kase);
+        if (seen) continue;
+        g.catalogue_kinds++;
+        // Probes come with the attribute cases that need them.
+        if (g.full || !strncmp(kase, "attr_probe:", 11)) continue;
+        const char *have[MAX_CHAPTERS];
+        int n_have = 0;
+        for (int j = i; j < n; j++) {
+            if (!same_kind(cases[j].kase, kase)) continue;
+            int listed = 0;
+            for (int h = 0; h < n_have && !listed; h++) listed = !strcmp(have[h], cases[j].chapter);
+            if (!listed && n_have < MAX_CHAPTERS) have[n_have++] = cases[j].chapter;
+        }
+        const char *chapter = have[k++ % n_have];
+        int best = -1, best_hits = 0;
+        for (int j = i; j < n; j++) {
+            if (!same_kind(cases[j].kase, kase) || strcmp(cases[j].chapter, chapter) != 0) continue;
+            const char *target = target_of(cases[j].kase);
+            int hits = 0;
+            for (int p = 0; p < n_picked && *target; p++)
+                hits += !strcmp(target_of(cases[picked[p]].kase), target);
+            if (best < 0 || hits < best_hits) best = j, best_hits = hits;
+        }
+        cases[best].chosen = 1;
+        picked[n_picked++] = best;
+        if (!strncmp(cases[best].kase, "attr_", 5) && *target_of(cases[best].kase))
+            for (int j = 0; j < n; j++)
+                if (!strncmp(cases[j].kase, "attr_probe:", 11) && !strcmp(cases[j].chapter, chapter) &&
+                    !strcmp(cases[j].kase + 11, target_of(cases[best].kase)))
+                    cases[j].chosen = 1;
+    }
+    free(picked);
+}
+
+// chapters.txt (--table): the program and draws columns, in table order.
+static void read_table(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "error_check: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\n")] = '\0';
+        char program[128], draws[16];
+        if (sscanf(line, "%127s %15s", program, draws) != 2) continue;
+        if (g.n_table == MAX_CHAPTERS || (strcmp(draws, "yes") && strcmp(draws, "no"))) {
+            fprintf(stderr, "error_check: %s: cannot read the line of %s\n", path, program);
+            exit(1);
+        }
+        snprintf(g.table[g.n_table], sizeof g.table[0], "%s", program);
+        g.table_draws[g.n_table++] = !strcmp(draws, "yes");
+    }
+    fclose(f);
+}
+
+// Whether the default selection runs the process-level cases on this
+// chapter: the first of the table that draws nothing, the first that draws.
+static int process_chapter(const Chapter *ch) {
+    if (g.full) return 1;
+    int first[2] = {-1, -1};
+    for (int i = 0; i < g.n_table; i++)
+        if (first[g.table_draws[i]] < 0) first[g.table_draws[i]] = i;
+    for (int d = 0; d < 2; d++)
+        if (first[d] >= 0 && !strcmp(g.table[first[d]], ch->name)) return 1;
+    return 0;
+}
+
 static int read_catalogue(const char *path, Case *cases) {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -412,21 +538,29 @@ static int read_catalogue(const char *path, Case *cases) {
             fprintf(stderr, "error_check: %s: malformed line %d (%d fields)\n", path, n + 1, k);
             exit(1);
         }
-        if (g.only_chapter && strcmp(field[1], g.only_chapter) != 0) continue;
         Case *c = &cases[n++];
         char **slot[6] = {&c->kase, &c->chapter, &c->path, &c->extra, &c->mention, &c->rule};
         for (int i = 0; i < 6; i++) {
             *slot[i] = strdup(field[i]);
             if (!*slot[i]) exit(1);
         }
+    }
+    fclose(f);
+    // The selection is made over every chapter's cases, then this shard
+    // keeps its own chapter's (--chapter).
+    choose_cases(cases, n);
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (g.only_chapter && strcmp(cases[i].chapter, g.only_chapter) != 0) continue;
+        Case *c = &cases[kept++];
+        *c = cases[i];
         Chapter *ch = chapter_named(c->chapter);
         if (!strncmp(c->kase, "too_many_tokens:", 16) && !ch->late_failure) {
             ch->late_failure = c->path;
             ch->late_mention = c->mention;
         }
     }
-    fclose(f);
-    return n;
+    return kept;
 }
 
 // --help says whether the chapter takes --seed, i.e. draws weights.
@@ -568,9 +702,21 @@ static const CommandLine command_lines[] = {
     {"dump_onto_the_fixture", {"--fixture", "@GOOD", "--dump", "@GOOD"}, 1, "@GOOD", ALL},
 };
 
+// The default selection's command lines: the k-th runs on the (k mod n)-th
+// of the n chapters of the table it applies to.
+static int command_line_chosen(const CommandLine *cl, const Chapter *ch) {
+    if (g.full) return 1;
+    const char *fit[MAX_CHAPTERS];
+    int n = 0, k = (int)(cl - command_lines);
+    for (int i = 0; i < g.n_table; i++)
+        if (cl->applies == ALL || (cl->applies == DRAWS) == g.table_draws[i]) fit[n++] = g.table[i];
+    return n && !strcmp(fit[k % n], ch->name);
+}
+
 static void check_command_line(const CommandLine *cl, Chapter *ch) {
     if ((cl->applies == DRAWS && !ch->draws_weights) || (cl->applies == FIXED && ch->draws_weights)) return;
-    if (!selected(cl->kase)) return;
+    if (!selected(cl->kase) || !command_line_chosen(cl, ch)) return;
+    g.command_lines_run++;
     // A path in a directory that does not exist, a directory, the good fixture.
     char dump[4300], dir[4200];
     snprintf(dump, sizeof dump, "%s/no_such_directory/dump.h5", g.catalogue_dir);
@@ -602,8 +748,8 @@ static void check_command_line(const CommandLine *cl, Chapter *ch) {
 // --- main ----------------------------------------------------------------------
 
 static void usage(void) {
-    fprintf(stderr, "usage: error_check [--wrap \"CMD ARG...\"] [--cpu-limit S] [--chapter NAME] [--only TEXT]... "
-                    "CHAPTER_DIR CATALOGUE\n");
+    fprintf(stderr, "usage: error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap \"CMD ARG...\"] [--cpu-limit S] "
+                    "[--chapter NAME] [--only TEXT]... CHAPTER_DIR CATALOGUE\n");
     exit(2);
 }
 
@@ -632,15 +778,31 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 
 int main(int argc, char **argv) {
     g.cpu_limit = __sanitizer_set_death_callback ? 4.0 : 1.0;
-    int i = 1;
+    // meson test --setup full sets LITATTN_TESTS=full: every case.
+    const char *tests = getenv("LITATTN_TESTS");
+    if (tests && *tests && strcmp(tests, "full") != 0 && strcmp(tests, "default") != 0) {
+        fprintf(stderr, "error_check: LITATTN_TESTS is '%s': expected full or default\n", tests);
+        return 2;
+    }
+    g.full = tests && !strcmp(tests, "full");
+    const char *table = NULL;
+    int i = 1, list = 0;
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
-        if (!strcmp(argv[i], "--wrap") && i + 1 < argc) set_wrap(argv[++i]);
+        if (!strcmp(argv[i], "--full")) g.full = 1;
+        else if (!strcmp(argv[i], "--list")) list = 1;
+        else if (!strcmp(argv[i], "--table") && i + 1 < argc) table = argv[++i];
+        else if (!strcmp(argv[i], "--wrap") && i + 1 < argc) set_wrap(argv[++i]);
         else if (!strcmp(argv[i], "--cpu-limit") && i + 1 < argc) g.cpu_limit = atof(argv[++i]);
         else if (!strcmp(argv[i], "--chapter") && i + 1 < argc) g.only_chapter = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc && g.n_only < 64) g.only[g.n_only++] = argv[++i];
         else usage();
     }
     if (argc - i != 2) usage();
+    if (table) read_table(table);
+    else if (!g.full) {
+        fprintf(stderr, "error_check: the default selection needs --table CHAPTERS_TXT (or --full: every case)\n");
+        return 2;
+    }
     g.chapter_dir = argv[i];
     snprintf(g.catalogue_dir, sizeof g.catalogue_dir, "%s", argv[i + 1]);
     char *slash = strrchr(g.catalogue_dir, '/');
@@ -653,12 +815,36 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error_check: no case for chapter %s in %s\n", g.only_chapter, argv[i + 1]);
         return 1;
     }
+    if (list) {  // what would run, without running it
+        for (int c = 0; c < n; c++)
+            if (cases[c].chosen && selected(cases[c].kase)) printf("%s %s\n", cases[c].chapter, cases[c].kase);
+        for (int c = 0; c < g.n_chapters; c++) {
+            Chapter *ch = &g.chapters[c];
+            for (int t = 0; t < g.n_table; t++)
+                if (!strcmp(g.table[t], ch->name)) ch->draws_weights = g.table_draws[t];
+            for (size_t k = 0; k < sizeof command_lines / sizeof command_lines[0]; k++) {
+                const CommandLine *cl = &command_lines[k];
+                if ((cl->applies == DRAWS && !ch->draws_weights) || (cl->applies == FIXED && ch->draws_weights)) continue;
+                if (selected(cl->kase) && command_line_chosen(cl, ch)) printf("%s command_line:%s\n", ch->name, cl->kase);
+            }
+            if (process_chapter(ch)) printf("%s process-level cases\n", ch->name);
+        }
+        return 0;
+    }
     for (int c = 0; c < g.n_chapters; c++) probe_chapter(&g.chapters[c]);
-    int goods = 0;
+    // The table's draws column, which the selection follows, is what the chapter says.
+    for (int c = 0; c < g.n_chapters; c++)
+        for (int t = 0; t < g.n_table; t++)
+            if (!strcmp(g.table[t], g.chapters[c].name) && g.table_draws[t] != g.chapters[c].draws_weights) {
+                printf("FAIL %s: its --help %s --seed, but %s says it draws %s\n", g.chapters[c].name,
+                       g.chapters[c].draws_weights ? "offers" : "does not offer", table, g.table_draws[t] ? "yes" : "no");
+                g.failed++;
+            }
+    int goods = 0, chosen = 0;
     for (int c = 0; c < n; c++)
         if (!strcmp(cases[c].kase, "good")) check_good(&cases[c]), goods++;
     for (int c = 0; c < n; c++)
-        if (strcmp(cases[c].kase, "good") && selected(cases[c].kase)) check_case(&cases[c]);
+        if (strcmp(cases[c].kase, "good") && selected(cases[c].kase) && cases[c].chosen) check_case(&cases[c]), chosen++;
     for (int c = 0; c < g.n_chapters; c++)
         for (size_t k = 0; k < sizeof command_lines / sizeof command_lines[0]; k++)
             check_command_line(&command_lines[k], &g.chapters[c]);
@@ -669,6 +855,14 @@ int main(int argc, char **argv) {
         printf("FAIL the catalogue has %d good cases for %d chapters\n", goods, g.n_chapters);
         g.failed++;
     }
+    if (!g.full)
+        printf("the default selection: %d of this chapter's %d catalogue cases (the catalogue's %d kinds each run "
+               "in one of its chapters), %d of %zu command lines, %s; LITATTN_TESTS=full (meson test --setup full) "
+               "runs every case\n",
+               chosen, n - goods, g.catalogue_kinds, g.command_lines_run,
+               sizeof command_lines / sizeof command_lines[0],
+               process_chapter(&g.chapters[0]) ? "the process-level cases (run on the first chapter that draws "
+               "nothing and the first that draws)" : "no process-level case (run on two other chapters)");
     int total = g.ok + g.failed + g.skipped;
     printf("%d runs: %d ok, %d FAIL, %d SKIP (catalogue: %d fixtures for %d chapter%s; plus --help, %zu command "
            "lines and %d process-level cases); most CPU time %.3f s (%s)\n",

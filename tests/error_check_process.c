@@ -723,6 +723,7 @@ static int no_fork_cases(Chapter *ch, const char *unshipped) {
 
 // All of the above for one chapter; returns how many cases ran.
 static int process_cases(Chapter *ch) {
+    if (!process_chapter(ch)) return 0;  // the default selection runs them on two chapters
     if (g.n_wrap) {
         skip("process-level cases", ch->name, "not under --wrap (they time and signal the chapter itself)");
         return 0;

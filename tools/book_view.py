@@ -25,6 +25,7 @@ import argparse
 import glob
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -42,14 +43,9 @@ PACKAGES = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments", 
 
 
 def missing_packages():
-    """The Debian packages of the modules the view needs that do not import."""
-    missing = []
-    for module, package in PACKAGES.items():
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            missing.append(package)
-    return missing
+    """The Debian packages of the modules the view needs that are not installed
+    (found, not imported: an up-to-date site then costs no import of them)."""
+    return [package for module, package in PACKAGES.items() if importlib.util.find_spec(module) is None]
 
 
 def load_view_modules():

@@ -1,6 +1,6 @@
 // make_malformed: writes the `errors` suite's catalogue of broken fixtures.
 //
-//   make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR
+//   make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE]
 //
 // For every chapter of CHAPTERS_TXT (chapters/chapters.txt) it copies the
 // chapter's book fixture (its first variant) byte for byte, then breaks
@@ -31,7 +31,9 @@
 // a refusal by the usual rules). Case `good` is the untouched copy, which
 // the chapter must accept.
 //
-// Nothing here is committed: meson runs this on every build (tools/meson.build).
+// Nothing here is committed: the build runs this (tools/meson.build) again
+// whenever a file it read changes: DEPFILE names them (the chapter table
+// and each chapter's book fixture), as ninja reads it.
 #include <dirent.h>
 #include <errno.h>
 #include <hdf5.h>
@@ -995,9 +997,35 @@ static void describe_chapter(Chapter *ch) {
     if (ch->n_inputs == 0) fatal("%s: no dataset with role \"input\"", path);
 }
 
+// A path in a depfile: blanks, '#' and '$' escaped as ninja reads them.
+static void put_dep(FILE *f, const char *path) {
+    fputs(" \\\n  ", f);
+    for (const char *p = path; *p; p++) {
+        if (*p == '$') fputc('$', f);
+        else if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', f);
+        fputc(*p, f);
+    }
+}
+
+// What the catalogue was made from: the chapter table and every book fixture.
+static void write_depfile(const char *path, const char *out, const char *table) {
+    FILE *f = fopen(path, "w");
+    if (!f) fatal("%s: %s", path, strerror(errno));
+    fputs(out, f);
+    fputc(':', f);
+    put_dep(f, table);
+    for (int c = 0; c < n_chapters; c++) {
+        char fixture[4096];
+        good_path(&chapters[c], fixture, sizeof fixture);
+        put_dep(f, fixture);
+    }
+    fputc('\n', f);
+    if (fclose(f) != 0) fatal("%s: cannot write", path);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE]\n");
         return 2;
     }
     read_chapter_table(argv[1]);
@@ -1038,6 +1066,7 @@ int main(int argc, char **argv) {
         if (has_attr(ch, "qkv_bias")) bias_cases(ch);
     }
     if (fclose(g.manifest) != 0) fatal("%s: cannot write", manifest);
+    if (argc == 5) write_depfile(argv[4], argv[3], argv[1]);
     printf("make_malformed: %d chapters, %d kinds, %d cases in %s\n", n_chapters, g.n_kinds, g.cases, manifest);
     return 0;
 }
