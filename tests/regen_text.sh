@@ -1,0 +1,63 @@
+#!/bin/sh
+# regen for lib/text/: the committed tokenizer files are what their
+# generators make today.
+#
+#   regen_text.sh cases SOURCE_ROOT OUT_DIR
+#       node runs tools/text/tokenizer_cases.mjs (npm's js-tiktoken, the
+#       reference tokenizer) into OUT_DIR/tokenizer_cases.txt, compared byte
+#       for byte with fixtures/tokenizer_cases.txt.
+#   regen_text.sh unicode SOURCE_ROOT OUT_DIR
+#       tools/text/gen_unicode_tables.py on Debian's UCD (/usr/share/unicode)
+#       into OUT_DIR/unicode_tables.c, compared with lib/text/unicode_tables.c.
+#
+# SKIP (exit 77), saying why, when node, js-tiktoken (npm ci --prefix
+# tools/text) or the UCD (apt-get install unicode-data) is missing.
+mode=${1:-}
+root=${2:-}
+out=${3:-}
+if [ -z "$root" ] || [ -z "$out" ] || { [ "$mode" != cases ] && [ "$mode" != unicode ]; }; then
+    echo "usage: regen_text.sh cases|unicode SOURCE_ROOT OUT_DIR" >&2
+    exit 2
+fi
+ucd=/usr/share/unicode
+if [ ! -f "$ucd/UnicodeData.txt" ] || [ ! -f "$ucd/PropList.txt" ]; then
+    echo "SKIP: no Unicode Character Database in $ucd (apt-get install unicode-data)"
+    exit 77
+fi
+mkdir -p "$out" || exit 1
+
+if [ "$mode" = unicode ]; then
+    py=/usr/bin/python3
+    "$py" "$root/tools/text/gen_unicode_tables.py" "$ucd" "$out/unicode_tables.c" || exit 1
+    if ! cmp -s "$root/lib/text/unicode_tables.c" "$out/unicode_tables.c"; then
+        echo "FAIL: lib/text/unicode_tables.c is not what tools/text/gen_unicode_tables.py makes from $ucd today:"
+        diff "$root/lib/text/unicode_tables.c" "$out/unicode_tables.c" | head -n 20
+        exit 1
+    fi
+    echo "OK: lib/text/unicode_tables.c is what the generator makes from $ucd"
+    exit 0
+fi
+
+node=$(command -v node || command -v nodejs)
+if [ -z "$node" ]; then
+    echo "SKIP: no node to run the reference tokenizer (apt-get install nodejs npm; npm ci --prefix tools/text)"
+    exit 77
+fi
+pkg=$root/tools/text/node_modules/js-tiktoken/package.json
+if [ ! -f "$pkg" ]; then
+    echo "SKIP: js-tiktoken is not installed (npm ci --prefix $root/tools/text)"
+    exit 77
+fi
+want=$(sed -n 's/.*"js-tiktoken": "\([^"]*\)".*/\1/p' "$root/tools/text/package.json")
+have=$(sed -n 's/^ *"version": "\([^"]*\)".*/\1/p' "$pkg" | head -n 1)
+if [ "$want" != "$have" ]; then
+    echo "FAIL: tools/text/node_modules has js-tiktoken $have, package.json pins $want (npm ci --prefix $root/tools/text)"
+    exit 1
+fi
+"$node" "$root/tools/text/tokenizer_cases.mjs" "$out/tokenizer_cases.txt" || exit 1
+if ! cmp -s "$root/fixtures/tokenizer_cases.txt" "$out/tokenizer_cases.txt"; then
+    echo "FAIL: fixtures/tokenizer_cases.txt is not what js-tiktoken $have writes today ($out/tokenizer_cases.txt); first differences:"
+    diff "$root/fixtures/tokenizer_cases.txt" "$out/tokenizer_cases.txt" | head -n 20 | cut -c1-200
+    exit 1
+fi
+echo "OK: fixtures/tokenizer_cases.txt is what js-tiktoken $have writes today"
