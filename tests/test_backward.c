@@ -215,6 +215,9 @@ static void test_module(Fixture *fx, const char *name) {
     const bool bias = need_int(fx, "qkv_bias"), training = need_int(fx, "training");
     double p;
     if (!fixture_attr_double(fx, "dropout", &p, err)) die(EXIT_BAD_INPUT, "%s", err);
+    long long softmax_dim;
+    if (!fixture_attr_int_in(fx, "softmax_dim", -1, 2, &softmax_dim, err)) die(EXIT_BAD_INPUT, "%s", err);
+    // The forward that keeps its activations must still give torch's output.
     ParamSource ps = {.uniform_ = fill_uniform, .rand = fill, .dropout_noise = fill_noise, .ctx = fx};
     Recorder rec = {0};
     AttentionActivations act = {0};
@@ -222,7 +225,7 @@ static void test_module(Fixture *fx, const char *name) {
         Tensor x = need(fx, "x", SIZE(T, d_in)), dout = need(fx, "dout", SIZE(T, d_out));
         SelfAttentionV1 m = self_attention_v1_new(&ps, &rec, "m", d_in, d_out);
         m.act = &act;
-        self_attention_v1_forward(&m, x);
+        check(fx, name, "out", self_attention_v1_forward(&m, x));
         SelfAttentionV1Grads g = self_attention_v1_backward(&m, dout);
         check(fx, name, "W_query.grad", g.W_query);
         check(fx, name, "W_key.grad", g.W_key);
@@ -231,8 +234,9 @@ static void test_module(Fixture *fx, const char *name) {
     } else if (strcmp(module, "SelfAttention_v2") == 0) {
         Tensor x = need(fx, "x", SIZE(T, d_in)), dout = need(fx, "dout", SIZE(T, d_out));
         SelfAttentionV2 m = self_attention_v2_new(&ps, &rec, "m", d_in, d_out, bias);
+        m.softmax_dim = (int)softmax_dim;
         m.act = &act;
-        self_attention_v2_forward(&m, x);
+        check(fx, name, "out", self_attention_v2_forward(&m, x));
         SelfAttentionV2Grads g = self_attention_v2_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check(fx, name, "x.grad", g.x);
@@ -240,8 +244,9 @@ static void test_module(Fixture *fx, const char *name) {
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
         CausalAttention m = causal_attention_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, bias);
         if (!training) causal_attention_eval(&m);
+        m.softmax_dim = (int)softmax_dim;
         m.act = &act;
-        causal_attention_forward(&m, x);
+        check(fx, name, "out", causal_attention_forward(&m, x));
         CausalAttentionGrads g = causal_attention_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check(fx, name, "x.grad", g.x);
@@ -252,9 +257,10 @@ static void test_module(Fixture *fx, const char *name) {
         m = multihead_attention_wrapper_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, heads, bias);
         for (int h = 0; h < heads; h++) {
             if (!training) causal_attention_eval(&m.heads[h]);
+            m.heads[h].softmax_dim = (int)softmax_dim;
             m.heads[h].act = &acts[h];
         }
-        multihead_attention_wrapper_forward(&m, x);
+        check(fx, name, "out", multihead_attention_wrapper_forward(&m, x));
         static MultiHeadAttentionWrapperGrads g;
         g = multihead_attention_wrapper_backward(&m, dout);
         for (int h = 0; h < heads; h++) {
@@ -267,8 +273,9 @@ static void test_module(Fixture *fx, const char *name) {
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
         MultiHeadAttention m = multihead_attention_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, heads, bias);
         if (!training) multihead_attention_eval(&m);
+        if (softmax_dim != -1) die(EXIT_BAD_INPUT, "%s: MultiHeadAttention has no softmax_dim", name);
         m.act = &act;
-        multihead_attention_forward(&m, x);
+        check(fx, name, "out", multihead_attention_forward(&m, x));
         MultiHeadAttentionGrads g = multihead_attention_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check_linear(fx, name, "out_proj", g.out_proj);
@@ -337,7 +344,7 @@ int main(int argc, char **argv) {
             failures++;
         }
     }
-    printf("%d cases, %d gradient tensors, %d differ (worst %u ulp); %ld NaNs with another payload\n", cases.len,
+    printf("%d cases, %d tensors (gradients, and the module forwards' outputs), %d differ (worst %u ulp); %ld NaNs with another payload\n", cases.len,
            tensors, failures, worst_overall, nan_payloads);
     free(cases.names);
     return failures ? 1 : 0;

@@ -15,8 +15,12 @@ Module cases also hold
            MultiHeadAttentionWrapper or MultiHeadAttention
   d_in, d_out, context_length, num_heads, qkv_bias, training, b, T
            int64 attributes (b = 0 for the 2-D SelfAttention inputs)
+  softmax_dim int64 attribute: the dim of the attention scores softmax runs
+           over: -1, or 1 for Exercise 3.2's recorded class (CausalAttention_c400f77)
   dropout  float64 attribute: the probability
   seed     int64 attribute: torch.manual_seed before the module was made
+and "out", the forward's output (role "output"), which the C forward that
+keeps its activations must still give bit for bit.
 The root attribute "cases" lists the group names, one per line, in order; the
 root also records the torch version, config, BLAS and CPU capability.
 
@@ -46,7 +50,8 @@ if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
 
 from export.ch03_4 import SelfAttention_v1, SelfAttention_v2  # noqa: E402
 from export.ch03_5 import CausalAttention  # noqa: E402
-from export.ch03_6 import MultiHeadAttention, MultiHeadAttentionWrapper  # noqa: E402
+from export.ch03_6 import (CausalAttention_c400f77, MultiHeadAttention, MultiHeadAttentionWrapper,  # noqa: E402
+                           MultiHeadAttentionWrapper_c400f77)
 
 OPS = {
     "linear": "y = F.linear(x, weight[, bias]) on x (rows, in); dy -> x.grad, weight.grad, bias.grad; sizes rows, "
@@ -262,15 +267,21 @@ def _module_case(name, cls, args, x, seed, upstream, training=True, nan_at=None)
         ins[key] = p
         outs[key + ".grad"] = p.grad
     ins.update(noises)
+    recorded = {CausalAttention_c400f77: CausalAttention, MultiHeadAttentionWrapper_c400f77: MultiHeadAttentionWrapper}
+    softmax_dim = 1 if cls in recorded else -1
+    cls_name = cls.__name__
+    cls = recorded.get(cls, cls)
     three_d = cls in (CausalAttention, MultiHeadAttentionWrapper, MultiHeadAttention)
     heads = cls in (MultiHeadAttentionWrapper, MultiHeadAttention)
     first = m.heads[0] if cls is MultiHeadAttentionWrapper else m
-    cfg = dict(module=cls.__name__, d_in=args[0], d_out=args[1], b=x.shape[0] if three_d else 0, T=x.shape[-2],
+    outs["out"] = out
+    cfg = dict(module=cls.__name__, softmax_dim=softmax_dim, d_in=args[0], d_out=args[1],
+               b=x.shape[0] if three_d else 0, T=x.shape[-2],
                context_length=args[2] if three_d else 0, dropout=float(args[3]) if three_d else 0.0,
                num_heads=args[4] if heads else 1,
                qkv_bias=int(cls is not SelfAttention_v1 and first.W_query.bias is not None),
                training=int(training), seed=seed)
-    expr = f"torch.manual_seed({seed}); m = {cls.__name__}{tuple(args)}; m.train({training}); " \
+    expr = f"torch.manual_seed({seed}); m = {cls_name}{tuple(args)}; m.train({training}); " \
            f"torch.manual_seed({seed + 1}); " + ("m(x).sum().backward()" if upstream == "ones" else "m(x).backward(dout)")
     return _Case(name, "module", expr, ins, outs, **cfg)
 
@@ -295,6 +306,8 @@ def _module_cases():
         ("ca_eval", CausalAttention, (3, 2, 6, 0.5), batch, 123, {"training": False}),
         ("ca_b1_bias", CausalAttention, (3, 9, 11, 0.0, True), x1, 5, {}),
         ("ca_nan_in_x", CausalAttention, (3, 2, 6, 0.0), batch, 123, {"nan_at": (1, 3, 2)}),
+        ("ca_softmax_dim1", CausalAttention_c400f77, (3, 2, 6, 0.0), batch, 123, {}),
+        ("wrapper_ex3_2_recorded", MultiHeadAttentionWrapper_c400f77, (3, 1, 6, 0.0, 2), batch, 123, {}),
         ("wrapper_book", MultiHeadAttentionWrapper, (3, 2, 6, 0.0, 2), batch, 123, {}),
         ("wrapper_ex3_2", MultiHeadAttentionWrapper, (3, 1, 6, 0.0, 2), batch, 123, {}),
         ("wrapper_dropout0.5", MultiHeadAttentionWrapper, (3, 2, 6, 0.5, 2), batch, 123, {}),
