@@ -4,11 +4,13 @@
 //   3. attn_scores[mask] = -inf above the diagonal, in place
 //   4. attn_weights = dropout(softmax(attn_scores / sqrt(d_k), dim=-1))
 //   5. context_vec = attn_weights @ values                    (b, T, d_out)
+// and its backward, the same passes in reverse.
 #include "causal_attention.h"
 
 #include <math.h>
 #include <stdio.h>
 
+#include "backward_kernels.h"
 #include "error.h"
 #include "ops.h"
 
@@ -64,7 +66,13 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, m->softmax_dim);
     tensor_free(scaled);
-    attn_weights = dropout_replace(&m->dropout, attn_weights);
+    if (m->act) {  // the backward reads the softmax output and dropout's factor
+        *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values,
+                                         .attn_weights = attn_weights};
+        attn_weights = dropout_forward_keep(&m->dropout, attn_weights, &m->act->noise);
+    } else {
+        attn_weights = dropout_replace(&m->dropout, attn_weights);
+    }
 
     Tensor context_vec = torch_matmul(attn_weights, values);
     RECORD(&m->rec, m->name, keys);
@@ -74,4 +82,41 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     RECORD(&m->rec, m->name, attn_weights);
     RECORD(&m->rec, m->name, context_vec);
     return context_vec;
+}
+
+// --- backward -----------------------------------------------------------------------------
+//   5-2. attention over the b matrices (backward_kernels.c attention_backward):
+//        dq, dk, dv (b, T, d_out)
+//   1.   the three nn.Linear over all b * T rows, value, query, key: torch's
+//        engine runs the newest node first, so x's gradient is
+//        (dx_v + dx_q) + dx_k (engine.cpp, input_buffer.cpp). The key grad
+//        comes back through keys.transpose(1, 2); with b == 1 the view back to
+//        (T, d_out) keeps it column-major (its bias is summed column by column),
+//        with b > 1 reshape copies it row-major.
+void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx) {
+    const AttentionActivations *act = m->act;
+    if (!act || !act->attn_weights.data)
+        die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
+    const int b = dim(act->x, 0), T = dim(act->x, 1), d_out = m->d_out;
+    if (numel(dout) != (long)b * T * d_out)
+        die(EXIT_BAD_INPUT, "%s: backward: expected a gradient of the output's size", m->name);
+    const Size s = SIZE(b, T, d_out);
+    Tensor dq = tensor_empty(s), dk = tensor_empty(s), dv = tensor_empty(s);
+    // 5-2.
+    attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
+                       act->attn_weights.data, act->noise.data, b, T, d_out,
+                       (float)pow((double)d_out, 0.5), true, m->softmax_dim);
+    // 1.
+    linear_backward(&m->W_value, act->x, dv, &g->W_value, dx, false);
+    linear_backward(&m->W_query, act->x, dq, &g->W_query, dx, false);
+    linear_backward(&m->W_key, act->x, dk, &g->W_key, dx, b == 1 && T > 1);
+    tensor_free(dq);
+    tensor_free(dk);
+    tensor_free(dv);
+}
+
+CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor dout) {
+    CausalAttentionGrads g = {0};
+    causal_attention_backward_into(m, dout, &g, &g.x);
+    return g;
 }

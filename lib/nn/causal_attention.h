@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "activations.h"
 #include "dropout.h"
 #include "linear.h"
 #include "param_source.h"
@@ -22,6 +23,7 @@ typedef struct {
     Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
     int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
     Recorder rec;                    // where forward() reports its locals
+    AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
 } CausalAttention;
 
 CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
@@ -33,5 +35,16 @@ void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
 // The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
 // Shared with MultiHeadAttention; dies if num_tokens > context_length.
 Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens);
+
+// --- backward: loss.backward() through the last forward (made with m->act set) -------
+typedef struct {
+    LinearGrad W_query, W_key, W_value;  // W_query.weight, W_query.bias, ...
+    Tensor x;                            // (b, num_tokens, d_in)
+} CausalAttentionGrads;
+// dout (b, num_tokens, d_out): the output's gradient (ones for out.sum()).
+CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor dout);
+// The same, x's gradient added to *dx (assigned when dx->data is NULL): the
+// wrapper's heads share one x. g.x is left empty.
+void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx);
 
 #endif

@@ -23,6 +23,17 @@ Tensor dropout_forward(Dropout *d, Tensor x) {
     return out;
 }
 
+Tensor dropout_forward_keep(Dropout *d, Tensor x, Tensor *noise) {
+    *noise = (Tensor){0};
+    if (!d->training || d->p == 0.0 || numel(x) == 0) return x;
+    if (d->p == 1.0) {  // input * zeros({}): its gradient is grad * 0
+        *noise = tensor_zeros(shape(x));
+        return torch_mul_scalar(x, 0.0);
+    }
+    *noise = dropout_noise(d, shape(x));
+    return torch_mul(x, *noise);
+}
+
 Tensor dropout_noise(Dropout *d, Size s) {
     char name[128];
     if (++d->calls == 1) snprintf(name, sizeof name, "%s.noise", d->name);

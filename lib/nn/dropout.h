@@ -27,5 +27,10 @@ Tensor dropout_noise(Dropout *d, Size s);
 Tensor dropout_forward(Dropout *d, Tensor x);
 // `x = self.dropout(x)` where nothing else holds x: frees x if a new tensor replaced it.
 Tensor dropout_replace(Dropout *d, Tensor x);
+// dropout_forward that also hands back the factor the input was multiplied
+// by, for the backward (dx = dy * noise): the mask / (1 - p) drawn, zeros for
+// p = 1, and .data NULL when x was returned itself (eval, p = 0, empty).
+// x is neither freed nor changed.
+Tensor dropout_forward_keep(Dropout *d, Tensor x, Tensor *noise);
 
 #endif

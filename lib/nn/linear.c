@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "backward_kernels.h"
 #include "error.h"
 #include "init.h"
 #include "fast_kernels.h"
@@ -62,4 +63,30 @@ Tensor linear_forward(const Linear *l, Tensor x) {
                                  : (b ? "AddBackward0" : "UnsafeViewBackward0");
     y.grad_fn = needs_grad(x) || needs_grad(l->weight) || (b && needs_grad(l->bias)) ? fn : NULL;
     return y;
+}
+
+// linear_forward's backward (backward_kernels.c: linear_backward_*):
+//   dweight = dy^T @ x, dbias = dy summed over the rows, dx (+)= dy @ weight,
+// all rows of x (any rank) taken as one matrix, as F.linear does.
+void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor *dx, bool dy_colmajor) {
+    const int in = l->weight.shape[1], out = l->weight.shape[0];
+    const long rows = numel(x) / in;
+    if (numel(dy) != rows * out) die(EXIT_BAD_INPUT, "%s: backward: the gradient does not have the output's size", l->name);
+    g->weight = tensor_empty(shape(l->weight));
+    linear_backward_w(g->weight.data, dy.data, x.data, rows, in, out);
+    g->bias = (Tensor){0};
+    if (l->bias.data) {
+        g->bias = tensor_empty(shape(l->bias));
+        linear_backward_bias(g->bias.data, dy.data, rows, out, dy_colmajor);
+    }
+    if (!dx) return;
+    if (!dx->data) {
+        *dx = tensor_empty(shape(x));
+        linear_backward_x(dx->data, dy.data, l->weight.data, rows, in, out);
+    } else {
+        Tensor part = tensor_empty(shape(x));
+        linear_backward_x(part.data, dy.data, l->weight.data, rows, in, out);
+        accumulate_grad(dx->data, part.data, rows * in);
+        tensor_free(part);
+    }
 }

@@ -30,4 +30,17 @@ Tensor linear_forward(const Linear *l, Tensor x);
 
 long linear_parameters(const Linear *l);  // weight.numel() + bias.numel()
 
+// The .grad of a Linear's parameters: weight (out, in), bias (out,) (.data NULL without a bias).
+typedef struct {
+    Tensor weight, bias;
+} LinearGrad;
+
+// y = linear_forward(l, x), dy y's gradient (y's shape): the parameters'
+// gradients into g (new tensors), and x's: assigned to *dx when dx->data is
+// NULL (x's first gradient), else added to it (dx = dx + dy @ weight), as
+// torch's InputBuffer adds a later consumer's gradient. dx may be NULL.
+// dy_colmajor: torch holds dy as a transposed view (backward_kernels.h
+// linear_backward_bias), which only changes the bias sum's order.
+void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor *dx, bool dy_colmajor);
+
 #endif

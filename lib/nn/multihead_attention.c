@@ -6,11 +6,13 @@
 //   4. attn_weights = dropout(softmax(attn_scores / sqrt(hd), dim=-1))
 //   5. context_vec = (attn_weights @ values).transpose(1, 2), heads merged back: (b, T, d_out)
 //   6. context_vec = out_proj(context_vec)
+// and the backwards of both, passes in reverse.
 #include "multihead_attention.h"
 
 #include <math.h>
 #include <stdio.h>
 
+#include "backward_kernels.h"
 #include "error.h"
 #include "ops.h"
 
@@ -100,14 +102,21 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, -1);
     tensor_free(scaled);
-    attn_weights = dropout_replace(&m->dropout, attn_weights);
+    if (m->act) {  // the backward reads the heads, the softmax output and dropout's factor
+        *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values,
+                                         .attn_weights = attn_weights};
+        attn_weights = dropout_forward_keep(&m->dropout, attn_weights, &m->act->noise);
+    } else {
+        attn_weights = dropout_replace(&m->dropout, attn_weights);
+    }
 
     Tensor per_head = torch_matmul(attn_weights, values);              // (b, h, T, hd)
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);
     Tensor merged = view(torch_contiguous(context_vec), SIZE(b, num_tokens, m->d_out));
     context_vec = linear_forward(&m->out_proj, merged);               // optional projection
-    tensor_free(merged);
+    if (m->act) m->act->context = merged;
+    else tensor_free(merged);
     RECORD(&m->rec, m->name, keys);
     RECORD(&m->rec, m->name, queries);
     RECORD(&m->rec, m->name, values);
@@ -115,4 +124,68 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     RECORD(&m->rec, m->name, attn_weights);
     RECORD(&m->rec, m->name, context_vec);
     return context_vec;
+}
+
+// --- backward -----------------------------------------------------------------------------
+
+// The wrapper: torch.cat([head(x) for head in heads], dim=-1), in reverse:
+//   2. cat: head i gets columns i * d_out .. (i + 1) * d_out - 1 of dout
+//   1. the heads, LAST head first (its nodes are the newest: engine.cpp runs
+//      the highest sequence number first), each adding its value, query and
+//      key parts to the one x gradient:
+//      dx = (((((v[H-1] + q[H-1]) + k[H-1]) + v[H-2]) + ...) + k[0]
+MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiHeadAttentionWrapper *m, Tensor dout) {
+    MultiHeadAttentionWrapperGrads g = {0};
+    const int H = m->num_heads, d_out = m->heads[0].d_out;
+    const long rows = numel(dout) / ((long)H * d_out);
+    Tensor dhead = tensor_empty(SIZE((int)rows, d_out));
+    for (int h = H - 1; h >= 0; h--) {
+        // 2.
+        cat_lastdim_backward(dhead.data, dout.data, rows, H * d_out, h * d_out, d_out);
+        // 1.
+        causal_attention_backward_into(&m->heads[h], dhead, &g.heads[h], &g.x);
+    }
+    tensor_free(dhead);
+    return g;
+}
+
+// MultiHeadAttention, passes 6-1 in reverse:
+//   6. out_proj: dcontext = dout @ W_out, dW_out = dout^T @ context, db_out row sums
+//   5. merge backward: dcontext (b, T, d_out) -> heads (b, h, T, hd)
+//   4-3. attention over the b * h matrices, scale sqrt(hd): dq, dk, dv (b, h, T, hd)
+//   2. split backward: back to (b, T, d_out)
+//   1. the Linear layers value, query, key (newest first); as in
+//      CausalAttention, the key bias is summed column-major when b == 1.
+MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout) {
+    const AttentionActivations *act = m->act;
+    if (!act || !act->attn_weights.data)
+        die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
+    const int b = dim(act->x, 0), T = dim(act->x, 1), h = m->num_heads, hd = m->head_dim;
+    if (numel(dout) != (long)b * T * m->d_out)
+        die(EXIT_BAD_INPUT, "%s: backward: expected a gradient of the output's size", m->name);
+    MultiHeadAttentionGrads g = {0};
+    const Size flat = SIZE(b, T, m->d_out), heads = SIZE(b, h, T, hd);
+    // 6.
+    Tensor dcontext = {0};
+    linear_backward(&m->out_proj, act->context, dout, &g.out_proj, &dcontext, false);
+    // 5.
+    Tensor dctx_h = tensor_empty(heads);
+    heads_split(dctx_h.data, dcontext.data, b, T, h, hd);
+    // 4-3.
+    Tensor dq_h = tensor_empty(heads), dk_h = tensor_empty(heads), dv_h = tensor_empty(heads);
+    attention_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
+                       act->values.data, act->attn_weights.data, act->noise.data, (long)b * h, T, hd,
+                       (float)pow((double)hd, 0.5), true, -1);
+    // 2.
+    Tensor dq = tensor_empty(flat), dk = tensor_empty(flat), dv = tensor_empty(flat);
+    heads_merge(dq.data, dq_h.data, b, T, h, hd);
+    heads_merge(dk.data, dk_h.data, b, T, h, hd);
+    heads_merge(dv.data, dv_h.data, b, T, h, hd);
+    // 1.
+    linear_backward(&m->W_value, act->x, dv, &g.W_value, &g.x, false);
+    linear_backward(&m->W_query, act->x, dq, &g.W_query, &g.x, false);
+    linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, b == 1 && T > 1);
+    Tensor tmp[] = {dcontext, dctx_h, dq_h, dk_h, dv_h, dq, dk, dv};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "activations.h"
 #include "causal_attention.h"
 #include "dropout.h"
 #include "linear.h"
@@ -38,6 +39,7 @@ typedef struct {
     Dropout dropout;
     Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
     Recorder rec;                    // where forward() reports its locals
+    AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
 } MultiHeadAttention;
 
 MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
@@ -47,5 +49,21 @@ MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder
 Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x);
 void multihead_attention_eval(MultiHeadAttention *m);
 long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.numel() for p in parameters())
+
+// --- backward: loss.backward() through the last forward -------------------------------
+// The wrapper's forward keeps what each head's `act` (heads[i].act) points to.
+typedef struct {
+    CausalAttentionGrads heads[MAX_HEADS];  // heads.0.W_query.weight, ... (their .x left empty)
+    Tensor x;                               // (b, T, d_in)
+} MultiHeadAttentionWrapperGrads;
+// dout (b, T, num_heads * d_out)
+MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiHeadAttentionWrapper *m, Tensor dout);
+
+typedef struct {
+    LinearGrad W_query, W_key, W_value, out_proj;  // W_query.weight, ..., out_proj.bias
+    Tensor x;                                      // (b, T, d_in)
+} MultiHeadAttentionGrads;
+// dout (b, T, d_out); m->act set for the forward
+MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout);
 
 #endif
