@@ -23,6 +23,9 @@ void torch_manual_seed(TorchGenerator *g, uint64_t seed) {
     // The state is not twisted yet: the first draw twists all N words first,
     // as ATen does (left_ = 1 after seeding).
     g->next = TORCH_MT_N;
+    // set_current_seed: next_double_normal_sample_ = c10::optional<double>()
+    g->has_next_normal = 0;
+    g->next_normal = 0.0;
 }
 
 // The twist: regenerate all N words in place. Word i takes the top bit of
@@ -38,19 +41,39 @@ static void mt_twist(uint32_t *mt) {
     }
 }
 
-uint32_t torch_random(TorchGenerator *g) {
-    if (g->next >= TORCH_MT_N) {
-        mt_twist(g->state);
-        g->next = 0;
-    }
-    uint32_t y = g->state[g->next++];
-    // Tempering: an invertible bit mix that fixes the raw words' poor
-    // equidistribution in the high bits (standard MT19937 constants).
+// Tempering: an invertible bit mix that fixes the raw words' poor
+// equidistribution in the high bits (standard MT19937 constants).
+static uint32_t mt_temper(uint32_t y) {
     y ^= y >> 11;
     y ^= (y << 7) & UINT32_C(0x9d2c5680);
     y ^= (y << 15) & UINT32_C(0xefc60000);
     y ^= y >> 18;
     return y;
+}
+
+uint32_t torch_random(TorchGenerator *g) {
+    if (g->next >= TORCH_MT_N) {
+        mt_twist(g->state);
+        g->next = 0;
+    }
+    return mt_temper(g->state[g->next++]);
+}
+
+void torch_random_words(TorchGenerator *g, uint32_t *out, long n) {
+    while (n > 0) {
+        if (g->next >= TORCH_MT_N) {
+            mt_twist(g->state);
+            g->next = 0;
+        }
+        // the untempered words left in this twist, at most n of them
+        long take = TORCH_MT_N - g->next;
+        if (take > n) take = n;
+        const uint32_t *s = g->state + g->next;
+        for (long i = 0; i < take; i++) out[i] = mt_temper(s[i]);  // independent: vectorises
+        g->next += (int)take;
+        out += take;
+        n -= take;
+    }
 }
 
 uint64_t torch_random64(TorchGenerator *g) {
