@@ -14,6 +14,7 @@
 // normal_fill this CPU runs (the portable blocks, and the AVX2 blocks where
 // the CPU has AVX2 and FMA); the library's own callers of normal_fill
 // (embedding_fill, xavier_normal_fill) take the automatic path.
+// Before them, torch_random_words on each path against torch_random.
 // One line per case and path:
 //   ok|FAIL <case> [<path>]: N outputs identical | the failing outputs
 // and the exit status is 1 if any output differs.
@@ -331,11 +332,49 @@ static void run_case(Fixture *all, const char *name, NormalPath path, const char
     fflush(stdout);
 }
 
+// torch_random_words on each path against as many torch_random calls (the
+// generator test_torch_generator checks against published answers): the
+// words and the state left behind, from offsets and for lengths that start,
+// end and cross twists.
+static void test_words(void) {
+    static const long ns[] = {0, 1, 7, 8, 9, 227, 228, 396, 397, 623, 624, 625, 1248, 1249, 5000};
+    static const long skips[] = {0, 1, 5, 226, 227, 623, 624, 700};
+    static const struct {
+        TorchWordsPath path;
+        const char *name;
+    } paths[] = {{TORCH_WORDS_PORTABLE, "portable"}, {TORCH_WORDS_AVX2, "avx2"}, {TORCH_WORDS_AUTO, "auto"}};
+    uint32_t got[5000];
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!torch_words_path_available(paths[p].path)) {
+            printf("skip words path %s: this CPU does not run it\n", paths[p].name);
+            continue;
+        }
+        int bad = 0, runs = 0;
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+            for (size_t k = 0; k < sizeof skips / sizeof skips[0]; k++) {
+                TorchGenerator want, have;
+                torch_manual_seed(&want, 123 + k);
+                for (long j = 0; j < skips[k]; j++) (void)torch_random(&want);
+                have = want;
+                torch_random_words_with_path(&have, got, ns[i], paths[p].path);
+                int ok = 1;
+                for (long j = 0; j < ns[i]; j++) ok &= got[j] == torch_random(&want);
+                ok &= have.next == want.next && memcmp(have.state, want.state, sizeof want.state) == 0;
+                if (!ok) printf("  words [%s]: n=%ld after %ld draws differ\n", paths[p].name, ns[i], skips[k]);
+                bad += !ok, runs++;
+            }
+        if (bad) failures++;
+        printf("%s torch_random_words [%s]: %d of %d runs identical to torch_random\n", bad ? "FAIL" : "ok",
+               paths[p].name, runs - bad, runs);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: test_random fixtures/random_cases.h5\n");
         return 2;
     }
+    test_words();
     char err[FIXTURE_ERR_LEN];
     static char names[1 << 16];
     Fixture *all = fixture_open_all(argv[1], err);

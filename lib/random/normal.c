@@ -167,9 +167,9 @@ enum { CHUNK = 2048 };  // floats, a multiple of 16
 
 // out (n,) = the next n uniforms (r & 0xFFFFFF) * 2^-24 of g, n <= CHUNK:
 // uniform_real_distribution<float>(0, 1), fma(x, 2^-24, 0) in torch: exact.
-static void uniforms(float *out, long n, TorchGenerator *g) {
+static void uniforms(float *out, long n, TorchGenerator *g, TorchWordsPath words) {
     uint32_t w[CHUNK];
-    torch_random_words(g, w, n);
+    torch_random_words_with_path(g, w, n, words);
     for (long i = 0; i < n; i++) out[i] = (float)(w[i] & UINT32_C(0xFFFFFF)) * 0x1p-24f;
 }
 
@@ -188,19 +188,20 @@ static int have_avx2(void) { return 0; }
 
 int normal_path_available(NormalPath path) { return path != NORMAL_AVX2 || have_avx2(); }
 
-static void fill_blocks(float *out, long n, float mean, float std, TorchGenerator *g, BlocksFn blocks) {
+static void fill_blocks(float *out, long n, float mean, float std, TorchGenerator *g, TorchWordsPath words,
+                        BlocksFn blocks) {
     const long full = n - n % 16;
     for (long i = 0; i < full; i += CHUNK) {
         const long m = full - i < CHUNK ? full - i : CHUNK;
-        uniforms(out + i, m, g);
+        uniforms(out + i, m, g, words);
         blocks(out + i, m / 16, mean, std);
     }
     // the last n % 16 uniforms: drawn as torch draws them, then overwritten
-    uniforms(out + full, n - full, g);
+    uniforms(out + full, n - full, g, words);
     if (n % 16 != 0) {
         // the fix-up: the last 16 positions, 16 fresh uniforms, one more block
         float *tail = out + n - 16;
-        uniforms(tail, 16, g);
+        uniforms(tail, 16, g, words);
         blocks(tail, 1, mean, std);
     }
 }
@@ -210,14 +211,14 @@ void normal_fill_with_path(float *out, long n, double mean, double std, TorchGen
         for (long i = 0; i < n; i++) out[i] = normal_scalar(g, mean, std);
         return;
     }
+    // NORMAL_PORTABLE: portable words and blocks; otherwise AVX2 for both where the CPU has it
     BlocksFn blocks = blocks_portable;
+    TorchWordsPath words = path == NORMAL_PORTABLE ? TORCH_WORDS_PORTABLE : TORCH_WORDS_AUTO;
 #ifdef LITATTN_RANDOM_X86
-    if ((path == NORMAL_AUTO || path == NORMAL_AVX2) && have_avx2()) blocks = normal_blocks_avx2;
-#else
-    (void)path;
+    if (path != NORMAL_PORTABLE && have_avx2()) blocks = normal_blocks_avx2;
 #endif
     // normal_fill_AVX2 takes mean and std as float
-    fill_blocks(out, n, (float)mean, (float)std, g, blocks);
+    fill_blocks(out, n, (float)mean, (float)std, g, words, blocks);
 }
 
 void normal_fill(float *out, long n, double mean, double std, TorchGenerator *g) {

@@ -47,9 +47,10 @@ void normal_fill(float *out, long n, double mean, double std, TorchGenerator *g)
 // nn.init.normal_(w) (nn.Embedding's reset_parameters) is the same.
 void randn_fill(float *out, long n, TorchGenerator *g);
 
-// How normal_fill computes the blocks of 16 (the bits are the same): portable
-// C, or AVX2 + FMA intrinsics (normal_avx2.c, x86-64 only). NORMAL_AUTO takes
-// AVX2 when this CPU and OS run it. For the tests and the benchmark.
+// How normal_fill draws its words and computes the blocks of 16 (the bits are
+// the same): portable C for both, or AVX2 (+ FMA) for both (normal_avx2.c,
+// torch_random_words; x86-64 only). NORMAL_AUTO takes AVX2 when this CPU and
+// OS run it. For the tests and the benchmark.
 typedef enum { NORMAL_AUTO = 0, NORMAL_PORTABLE = 1, NORMAL_AVX2 = 2 } NormalPath;
 void normal_fill_with_path(float *out, long n, double mean, double std, TorchGenerator *g, NormalPath path);
 // Whether this CPU runs `path` (AUTO and PORTABLE always).

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "torch_generator_isa.h"
+
 enum { MT_M = 397 };                     // the twist's second tap: word i mixes with word i + M
 #define MT_MATRIX_A UINT32_C(0x9908b0df) // the twist matrix's last row
 #define MT_UPPER UINT32_C(0x80000000)    // the top bit of word i ...
@@ -59,21 +61,48 @@ uint32_t torch_random(TorchGenerator *g) {
     return mt_temper(g->state[g->next++]);
 }
 
-void torch_random_words(TorchGenerator *g, uint32_t *out, long n) {
+#ifdef LITATTN_RANDOM_X86
+// __builtin_cpu_supports also checks that the OS saves the AVX registers.
+static int have_avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+static int have_avx2(void) { return 0; }
+#endif
+
+int torch_words_path_available(TorchWordsPath path) { return path != TORCH_WORDS_AVX2 || have_avx2(); }
+
+void torch_random_words_with_path(TorchGenerator *g, uint32_t *out, long n, TorchWordsPath path) {
+#ifdef LITATTN_RANDOM_X86
+    const int avx2 = path != TORCH_WORDS_PORTABLE && have_avx2();
+#else
+    const int avx2 = 0;
+    (void)path;
+#endif
     while (n > 0) {
         if (g->next >= TORCH_MT_N) {
-            mt_twist(g->state);
+#ifdef LITATTN_RANDOM_X86
+            if (avx2) torch_mt_twist_avx2(g->state);
+            else
+#endif
+                mt_twist(g->state);
             g->next = 0;
         }
         // the untempered words left in this twist, at most n of them
         long take = TORCH_MT_N - g->next;
         if (take > n) take = n;
         const uint32_t *s = g->state + g->next;
-        for (long i = 0; i < take; i++) out[i] = mt_temper(s[i]);  // independent: vectorises
+#ifdef LITATTN_RANDOM_X86
+        if (avx2) torch_mt_temper_avx2(out, s, take);
+        else
+#endif
+            for (long i = 0; i < take; i++) out[i] = mt_temper(s[i]);
         g->next += (int)take;
         out += take;
         n -= take;
     }
+}
+
+void torch_random_words(TorchGenerator *g, uint32_t *out, long n) {
+    torch_random_words_with_path(g, out, n, TORCH_WORDS_AUTO);
 }
 
 uint64_t torch_random64(TorchGenerator *g) {

@@ -57,9 +57,16 @@ uint32_t torch_random(TorchGenerator *g);
 uint64_t torch_random64(TorchGenerator *g);
 
 // out (n,) = the next n torch_random(g) draws, in order, leaving g exactly as
-// n calls of torch_random would (bulk: the words are tempered a run at a
-// time, straight from the state). The cached normal is not touched.
+// n calls of torch_random would (bulk: the state twisted and a run of words
+// tempered at a time, with AVX2 where the CPU has it: the same words). The
+// cached normal is not touched.
 void torch_random_words(TorchGenerator *g, uint32_t *out, long n);
+// The same with the twist and tempering chosen: portable C, or AVX2
+// (torch_generator_avx2.c, x86-64 only). For the tests and normal_fill's paths.
+typedef enum { TORCH_WORDS_AUTO = 0, TORCH_WORDS_PORTABLE = 1, TORCH_WORDS_AVX2 = 2 } TorchWordsPath;
+void torch_random_words_with_path(TorchGenerator *g, uint32_t *out, long n, TorchWordsPath path);
+// Whether this CPU runs `path` (AUTO and PORTABLE always).
+int torch_words_path_available(TorchWordsPath path);
 
 // RandomSource adapter (random_source.h); g must outlive the source.
 RandomSource torch_generator_source(TorchGenerator *g);
