@@ -216,6 +216,18 @@ static long loader_epoch(TorchGenerator *g, long n, long bs, int drop, int64_t *
     return drop ? n - n % bs : n;
 }
 
+// One epoch of the same DataLoader given generator=lg (torch 1.13): iter()
+// draws _base_seed from lg (2 words); the sampler takes randperm(n) from lg
+// itself (no seed of its own); once the permutation is used up, asking for
+// one more index runs randperm(n, generator=lg)[:0]: n - 1 more words from lg
+// (a full iteration always asks: the short last batch, or StopIteration).
+static long loader_gen_epoch(TorchGenerator *lg, long n, long bs, int drop, int64_t *base_seed, int64_t *out) {
+    *base_seed = torch_random_int64(lg);
+    torch_randperm(out, n, lg);
+    for (long i = 0; i < n - 1; i++) (void)torch_random(lg);
+    return drop ? n - n % bs : n;
+}
+
 // Runs op number k (tokens) on c's generator and compares what it made.
 static void run_op(Case *c, int k, char **tok, int ntok) {
     char key[64];
@@ -275,6 +287,27 @@ static void run_op(Case *c, int k, char **tok, int ntok) {
         emit(c, key, o, digest);
     } else if (strcmp(op, "mha") == 0 && ntok == 5 && !digest) {
         run_mha(c, k, to_long(c, tok[1]), (int)to_long(c, tok[3]), (int)to_long(c, tok[4]));
+    } else if (strcmp(op, "loader_gen") == 0 && ntok == 6) {
+        const long n = to_long(c, tok[1]), bs = to_long(c, tok[2]), epochs = to_long(c, tok[4]);
+        const int drop = (int)to_long(c, tok[3]);
+        TorchGenerator lg;
+        uint64_t s;
+        if (!torch_parse_seed(tok[5], &s)) die(EXIT_BAD_INPUT, "%s: bad seed '%s'", c->name, tok[5]);
+        torch_manual_seed(&lg, s);
+        int64_t *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
+        if (!idx) die(EXIT_FAILURE, "out of memory");
+        char sub[96];
+        for (long e = 0; e < epochs; e++) {
+            int64_t base;
+            const long got = loader_gen_epoch(&lg, n, bs, drop, &base, idx);
+            snprintf(sub, sizeof sub, "%s.e%ld.base_seed", key, e), compare_int(c, sub, base);
+            snprintf(sub, sizeof sub, "%s.e%ld", key, e), compare_indices(c, sub, idx, got);
+        }
+        float after[2];
+        RandomSource lrs = torch_generator_source(&lg);
+        rand_fill(after, 2, &lrs);
+        snprintf(sub, sizeof sub, "%s.gen_rand", key), compare(c, sub, after, SIZE(2));
+        free(idx);
     } else if ((strcmp(op, "loader") == 0 && ntok == 5) || (strcmp(op, "loader_mixed") == 0 && ntok == 4)) {
         const int mixed = ntok == 4;
         const long n = to_long(c, tok[1]), bs = to_long(c, tok[2]);

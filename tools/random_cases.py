@@ -23,6 +23,10 @@ line that this script and test_random.c both interpret:
                        attribute "oK.e<e>.base_seed" (the iterator's _base_seed)
                        and the dataset "oK.e<e>" (every index of every batch,
                        in order, as float32)
+  loader_gen N B D E S the same with DataLoader(..., generator=G), G =
+                       torch.Generator().manual_seed(S): the epochs' outputs
+                       as for loader, then "oK.gen_rand" = torch.rand(2,
+                       generator=G) (where the epochs left G)
   loader_mixed N B D   one epoch with a torch.rand(2) after iter() ("oK.r1")
                        and one after the first next() ("oK.r2"); the indices
                        "oK", the base seed "oK.base_seed"
@@ -47,7 +51,7 @@ mixed streams where the scalar path's cached normal crosses calls, vector
 calls and a reseed; random_int64; randperm on the default and on new
 generators; Embedding (with padding_idx), xavier_uniform_/normal_,
 MultiheadAttention's init order; DataLoader shuffles for several dataset
-sizes and both drop_last; nn.Embedding(50257, 256) and randn(8, 1024, 768)
+sizes and both drop_last, with and without a generator of their own; nn.Embedding(50257, 256) and randn(8, 1024, 768)
 by SHA-256.
 
 Import has no side effects; run as
@@ -115,6 +119,8 @@ def _cases():
     for n in (1, 7, 8, 9, 16, 100, 113, 1000, 4096):
         for drop in (0, 1):
             cases.append((f"loader_n{n}_drop{drop}", "123", [f"loader {n} 8 {drop} 2", "rand 2"]))
+    for n, drop in ((1, 0), (9, 0), (9, 1), (16, 1), (113, 0), (113, 1)):
+        cases.append((f"loader_gen_n{n}_drop{drop}", "123", [f"loader_gen {n} 8 {drop} 3 {2**32 + 77}", "rand 2"]))
     cases.append(("loader_mixed", "5", ["loader_mixed 113 8 0", "rand 2"]))
     cases.append(("embedding_50257x256_sha256", "123", ["sha256 embedding 50257 256 -1", "rand 2"]))
     cases.append(("randn_8x1024x768_sha256", "123", ["sha256 randn_shape 8 1024 768", "rand 2"]))
@@ -168,6 +174,18 @@ def _run(tokens):
             idx = [i for b in it for i in b.tolist()]
             out += [(f".e{e}.base_seed", int(it._base_seed)), (f".e{e}", np.array(idx, dtype=np.float32))]
         return out
+    if op == "loader_gen":
+        n, bs, drop, epochs, gseed = (int(x) for x in a)
+        gen = torch.Generator()
+        gen.manual_seed(gseed)
+        dl = DataLoader(list(range(n)), batch_size=bs, shuffle=True, drop_last=bool(drop), num_workers=0,
+                        generator=gen)
+        out = []
+        for e in range(epochs):
+            it = iter(dl)
+            idx = [i for b in it for i in b.tolist()]
+            out += [(f".e{e}.base_seed", int(it._base_seed)), (f".e{e}", np.array(idx, dtype=np.float32))]
+        return out + [(".gen_rand", _f32(torch.rand(2, generator=gen)))]
     if op == "loader_mixed":
         n, bs, drop = (int(x) for x in a)
         dl = DataLoader(list(range(n)), batch_size=bs, shuffle=True, drop_last=bool(drop), num_workers=0)
