@@ -70,31 +70,34 @@ static int have_avx2(void) { return 0; }
 
 int torch_words_path_available(TorchWordsPath path) { return path != TORCH_WORDS_AVX2 || have_avx2(); }
 
+// The twist and the tempering of one path (the AVX2 ones only on x86-64).
+typedef struct {
+    void (*twist)(uint32_t *state);
+    void (*temper)(uint32_t *out, const uint32_t *state, long n);
+} WordsKernels;
+
+static void temper_portable(uint32_t *out, const uint32_t *state, long n) {
+    for (long i = 0; i < n; i++) out[i] = mt_temper(state[i]);
+}
+
 void torch_random_words_with_path(TorchGenerator *g, uint32_t *out, long n, TorchWordsPath path) {
+    static const WordsKernels portable = {mt_twist, temper_portable};
+    const WordsKernels *k = &portable;
 #ifdef LITATTN_RANDOM_X86
-    const int avx2 = path != TORCH_WORDS_PORTABLE && have_avx2();
+    static const WordsKernels avx2 = {torch_mt_twist_avx2, torch_mt_temper_avx2};
+    if (path != TORCH_WORDS_PORTABLE && have_avx2()) k = &avx2;
 #else
-    const int avx2 = 0;
     (void)path;
 #endif
     while (n > 0) {
         if (g->next >= TORCH_MT_N) {
-#ifdef LITATTN_RANDOM_X86
-            if (avx2) torch_mt_twist_avx2(g->state);
-            else
-#endif
-                mt_twist(g->state);
+            k->twist(g->state);
             g->next = 0;
         }
         // the untempered words left in this twist, at most n of them
         long take = TORCH_MT_N - g->next;
         if (take > n) take = n;
-        const uint32_t *s = g->state + g->next;
-#ifdef LITATTN_RANDOM_X86
-        if (avx2) torch_mt_temper_avx2(out, s, take);
-        else
-#endif
-            for (long i = 0; i < take; i++) out[i] = mt_temper(s[i]);
+        k->temper(out, g->state + g->next, take);
         g->next += (int)take;
         out += take;
         n -= take;
