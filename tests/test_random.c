@@ -195,6 +195,42 @@ static void run_mha(Case *c, int k, long E, int bias, int kv) {
     free(in_w), free(out_w), free(in_b), free(out_b), free(bk), free(bv);
 }
 
+// The bonus notebook's MHAEinsum(d_in, d_out, ..., qkv_bias) at construction
+// (mha-implementations.ipynb): W_query, W_key, W_value = randn(d_in, d_out)
+// in turn (normal_ draws, on c's path); the biases zeros (no draw);
+// out_proj = nn.Linear(d_out, d_out): weight by kaiming_uniform_(a=sqrt(5))
+// with fan_in d_out, then bias by uniform_(+-1/sqrt(d_out)); then
+// reset_parameters REDRAWS W_query, W_key, W_value by kaiming_uniform_ with
+// fan_in = W.size(1) = d_out (not d_in), and, with qkv_bias, bias_q, bias_k,
+// bias_v by uniform_(+-1/sqrt(d_out)). The randn values are discarded; their
+// words still count.
+static void run_mha_einsum(Case *c, int k, long d_in, long d_out, int bias) {
+    RandomSource rs = torch_generator_source(&c->g);
+    float *W[3], *b[3];
+    for (int i = 0; i < 3; i++) {
+        W[i] = alloc_floats(d_in * d_out), b[i] = alloc_floats(d_out);
+        normal_fill_with_path(W[i], d_in * d_out, 0.0, 1.0, &c->g, c->path);
+        for (long j = 0; j < d_out; j++) b[i][j] = 0.0f;
+    }
+    float *ow = alloc_floats(d_out * d_out), *ob = alloc_floats(d_out);
+    const double kb = kaiming_uniform_bound((int)d_out), bb = linear_bias_bound((int)d_out);
+    uniform_fill(ow, d_out * d_out, -kb, kb, &rs);
+    uniform_fill(ob, d_out, -bb, bb, &rs);
+    for (int i = 0; i < 3; i++) uniform_fill(W[i], d_in * d_out, -kb, kb, &rs);
+    if (bias)
+        for (int i = 0; i < 3; i++) uniform_fill(b[i], d_out, -1.0 / sqrt((double)d_out), 1.0 / sqrt((double)d_out), &rs);
+    static const char *const wn[3] = {"W_query", "W_key", "W_value"}, *const bn[3] = {"bias_q", "bias_k", "bias_v"};
+    char key[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "o%d.%s", k, wn[i]), compare(c, key, W[i], SIZE((int)d_in, (int)d_out));
+        if (bias) snprintf(key, sizeof key, "o%d.%s", k, bn[i]), compare(c, key, b[i], SIZE((int)d_out));
+        free(W[i]), free(b[i]);
+    }
+    snprintf(key, sizeof key, "o%d.out_proj.weight", k), compare(c, key, ow, SIZE((int)d_out, (int)d_out));
+    snprintf(key, sizeof key, "o%d.out_proj.bias", k), compare(c, key, ob, SIZE((int)d_out));
+    free(ow), free(ob);
+}
+
 // One epoch of DataLoader(range(n), batch_size=bs, shuffle=True,
 // drop_last=drop, num_workers=0, generator=None), torch 1.13
 // (torch/utils/data/dataloader.py, sampler.py): iter() draws _base_seed
@@ -287,6 +323,8 @@ static void run_op(Case *c, int k, char **tok, int ntok) {
         emit(c, key, o, digest);
     } else if (strcmp(op, "mha") == 0 && ntok == 5 && !digest) {
         run_mha(c, k, to_long(c, tok[1]), (int)to_long(c, tok[3]), (int)to_long(c, tok[4]));
+    } else if (strcmp(op, "mha_einsum") == 0 && ntok == 4 && !digest) {
+        run_mha_einsum(c, k, to_long(c, tok[1]), to_long(c, tok[2]), (int)to_long(c, tok[3]));
     } else if (strcmp(op, "loader_gen") == 0 && ntok == 6) {
         const long n = to_long(c, tok[1]), bs = to_long(c, tok[2]), epochs = to_long(c, tok[4]);
         const int drop = (int)to_long(c, tok[3]);

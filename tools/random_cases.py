@@ -18,6 +18,11 @@ line that this script and test_random.c both interpret:
   mha E H BIAS KV      nn.MultiheadAttention(E, H, bias=BIAS, add_bias_kv=KV,
                        batch_first=True): every parameter, float32, named
                        "oK.<parameter name>" (in_proj_weight (3E, E), ...)
+  mha_einsum I O BIAS  the bonus notebook's MHAEinsum(I, O, context_length=4,
+                       dropout=0.0, num_heads=1, qkv_bias=BIAS)
+                       (mha-implementations.ipynb; its __init__ and
+                       reset_parameters as _MHAEinsumInit below): every
+                       parameter, named "oK.<parameter name>"
   loader N B DROP EP   EP epochs of DataLoader(list(range(N)), batch_size=B,
                        shuffle=True, drop_last=DROP): per epoch e, the int64
                        attribute "oK.e<e>.base_seed" (the iterator's _base_seed)
@@ -59,6 +64,7 @@ Import has no side effects; run as
 """
 
 import hashlib
+import math
 import os
 import re
 import sys
@@ -115,6 +121,7 @@ def _cases():
     cases.append(("xavier", "123", [
         "xavier_uniform 6 3 1.0", "xavier_uniform 48 16 1.0", "sha256 xavier_uniform 2304 768 1.0", "xavier_uniform 5 7 0.5",
         "xavier_normal 3 4 1.0", "xavier_normal 8 8 2.0", "xavier_normal 1 1 1.0", "rand 2"]))
+    cases.append(("mha_einsum", "123", ["mha_einsum 6 4 0", "mha_einsum 3 5 1", "mha_einsum 16 8 1", "rand 2"]))
     cases.append(("mha", "123", ["mha 8 2 1 0", "mha 16 4 0 0", "mha 8 1 1 1", "mha 64 4 1 1", "rand 2"]))
     for n in (1, 7, 8, 9, 16, 100, 113, 1000, 4096):
         for drop in (0, 1):
@@ -125,6 +132,39 @@ def _cases():
     cases.append(("embedding_50257x256_sha256", "123", ["sha256 embedding 50257 256 -1", "rand 2"]))
     cases.append(("randn_8x1024x768_sha256", "123", ["sha256 randn_shape 8 1024 768", "rand 2"]))
     return cases
+
+
+class _MHAEinsumInit(nn.Module):
+    """MHAEinsum's __init__ and reset_parameters from the bonus notebook
+    mha-implementations.ipynb (cell 14), word for word; its forward, the
+    dropout module and the mask buffer draw nothing and are left out."""
+
+    def __init__(self, d_in, d_out, qkv_bias=False):
+        super().__init__()
+        self.W_query = nn.Parameter(torch.randn(d_in, d_out))
+        self.W_key = nn.Parameter(torch.randn(d_in, d_out))
+        self.W_value = nn.Parameter(torch.randn(d_in, d_out))
+        if qkv_bias:
+            self.bias_q = nn.Parameter(torch.zeros(d_out))
+            self.bias_k = nn.Parameter(torch.zeros(d_out))
+            self.bias_v = nn.Parameter(torch.zeros(d_out))
+        else:
+            self.register_parameter("bias_q", None)
+            self.register_parameter("bias_k", None)
+            self.register_parameter("bias_v", None)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.kaiming_uniform_(self.W_query, a=math.sqrt(5))
+        nn.init.kaiming_uniform_(self.W_key, a=math.sqrt(5))
+        nn.init.kaiming_uniform_(self.W_value, a=math.sqrt(5))
+        if self.bias_q is not None:
+            fan_in, _ = nn.init._calculate_fan_in_and_fan_out(self.W_query)
+            bound = 1 / math.sqrt(fan_in)
+            nn.init.uniform_(self.bias_q, -bound, bound)
+            nn.init.uniform_(self.bias_k, -bound, bound)
+            nn.init.uniform_(self.bias_v, -bound, bound)
 
 
 def _f32(t):
@@ -164,6 +204,9 @@ def _run(tokens):
     if op == "mha":
         m = nn.MultiheadAttention(int(a[0]), int(a[1]), dropout=0.0, bias=bool(int(a[2])),
                                   add_bias_kv=bool(int(a[3])), batch_first=True)
+        return [("." + n, _f32(p)) for n, p in m.named_parameters()]
+    if op == "mha_einsum":
+        m = _MHAEinsumInit(int(a[0]), int(a[1]), qkv_bias=bool(int(a[2])))
         return [("." + n, _f32(p)) for n, p in m.named_parameters()]
     if op == "loader":
         n, bs, drop, epochs = (int(x) for x in a)
