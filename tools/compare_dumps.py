@@ -178,7 +178,7 @@ def main(argv):
                 targets.append((path, group or None))
     else:
         for n in sorted(os.listdir(args.fixtures)):
-            if not n.endswith(".h5") or n in ("kernel_cases.h5", "backward_cases.h5", "printer_cases.h5"):
+            if not n.endswith(".h5") or n in ("kernel_cases.h5", "backward_cases.h5", "printer_cases.h5", "random_cases.h5"):
                 continue
             path = os.path.join(args.fixtures, n)
             if n == "sweep.h5":

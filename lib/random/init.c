@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "normal.h"
+
 float uniform01(RandomSource *rs) {
     uint32_t r = rs->next_u32(rs->state);
     // 24 bits fit a float's significand, so the conversion and the scaling
@@ -58,4 +60,27 @@ double kaiming_uniform_bound(int fan_in) {
 double linear_bias_bound(int fan_in) {
     // reset_parameters: bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
     return fan_in > 0 ? 1.0 / sqrt((double)fan_in) : 0.0;
+}
+
+double xavier_uniform_bound(long fan_in, long fan_out, double gain) {
+    // std = gain * math.sqrt(2.0 / float(fan_in + fan_out)); a = math.sqrt(3.0) * std
+    const double std = gain * sqrt(2.0 / (double)(fan_in + fan_out));
+    return sqrt(3.0) * std;
+}
+
+void xavier_uniform_fill(float *w, long fan_out, long fan_in, double gain, RandomSource *rs) {
+    const double a = xavier_uniform_bound(fan_in, fan_out, gain);
+    uniform_fill(w, fan_out * fan_in, -a, a, rs);
+}
+
+void xavier_normal_fill(float *w, long n, long fan_in, long fan_out, double gain, TorchGenerator *g) {
+    const double std = gain * sqrt(2.0 / (double)(fan_in + fan_out));
+    normal_fill(w, n, 0.0, std, g);
+}
+
+void embedding_fill(float *w, long num, long dim, long padding_idx, TorchGenerator *g) {
+    randn_fill(w, num * dim, g);  // init.normal_(self.weight): mean 0, std 1
+    // _fill_padding_idx_with_zero: weight[padding_idx].fill_(0)
+    if (padding_idx >= 0 && padding_idx < num)
+        for (long j = 0; j < dim; j++) w[padding_idx * dim + j] = 0.0f;
 }

@@ -8,6 +8,7 @@
 #define LITATTN_INIT_H
 
 #include "random_source.h"
+#include "torch_generator.h"
 
 // One draw r -> (r & 0xFFFFFF) * 2^-24: the LOW 24 bits (float's 24-bit
 // significand), exact in float, in [0, 1 - 2^-24].
@@ -34,5 +35,25 @@ double kaiming_uniform_bound(int fan_in);
 
 // nn.Linear's bias bound: 1/sqrt(fan_in), 0 if fan_in == 0.
 double linear_bias_bound(int fan_in);
+
+// torch.nn.init.xavier_uniform_(w, gain) on w (fan_out, fan_in), 2-D
+// (torch/nn/init.py): in double as Python computes it,
+// std = gain * sqrt(2 / (fan_in + fan_out)), a = sqrt(3) * std; then
+// uniform_(-a, a): fan_out * fan_in draws (uniform_fill).
+// nn.MultiheadAttention's in_proj_weight (3E, E) takes it with gain 1.
+double xavier_uniform_bound(long fan_in, long fan_out, double gain);
+void xavier_uniform_fill(float *w, long fan_out, long fan_in, double gain, RandomSource *rs);
+
+// torch.nn.init.xavier_normal_(w, gain): std = gain * sqrt(2 / (fan_in +
+// fan_out)), then normal_(0, std) on w (n,) (normal.h: the scalar path and
+// its cache below 16 elements). nn.MultiheadAttention's bias_k, bias_v.
+void xavier_normal_fill(float *w, long n, long fan_in, long fan_out, double gain, TorchGenerator *g);
+
+// nn.Embedding(num, dim, padding_idx).reset_parameters (modules/sparse.py):
+// init.normal_(weight (num, dim)), i.e. normal_(0, 1) (normal.h), then row
+// padding_idx set to +0 (no draw) if 0 <= padding_idx < num; pass -1 for
+// None (a negative Python padding_idx p is num + p). num * dim words, plus 16
+// if num * dim % 16 != 0 (or the scalar path below 16 elements).
+void embedding_fill(float *w, long num, long dim, long padding_idx, TorchGenerator *g);
 
 #endif

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "torch_generator_isa.h"
+
 enum { MT_M = 397 };                     // the twist's second tap: word i mixes with word i + M
 #define MT_MATRIX_A UINT32_C(0x9908b0df) // the twist matrix's last row
 #define MT_UPPER UINT32_C(0x80000000)    // the top bit of word i ...
@@ -23,6 +25,9 @@ void torch_manual_seed(TorchGenerator *g, uint64_t seed) {
     // The state is not twisted yet: the first draw twists all N words first,
     // as ATen does (left_ = 1 after seeding).
     g->next = TORCH_MT_N;
+    // set_current_seed: next_double_normal_sample_ = c10::optional<double>()
+    g->has_next_normal = 0;
+    g->next_normal = 0.0;
 }
 
 // The twist: regenerate all N words in place. Word i takes the top bit of
@@ -38,19 +43,69 @@ static void mt_twist(uint32_t *mt) {
     }
 }
 
-uint32_t torch_random(TorchGenerator *g) {
-    if (g->next >= TORCH_MT_N) {
-        mt_twist(g->state);
-        g->next = 0;
-    }
-    uint32_t y = g->state[g->next++];
-    // Tempering: an invertible bit mix that fixes the raw words' poor
-    // equidistribution in the high bits (standard MT19937 constants).
+// Tempering: an invertible bit mix that fixes the raw words' poor
+// equidistribution in the high bits (standard MT19937 constants).
+static uint32_t mt_temper(uint32_t y) {
     y ^= y >> 11;
     y ^= (y << 7) & UINT32_C(0x9d2c5680);
     y ^= (y << 15) & UINT32_C(0xefc60000);
     y ^= y >> 18;
     return y;
+}
+
+uint32_t torch_random(TorchGenerator *g) {
+    if (g->next >= TORCH_MT_N) {
+        mt_twist(g->state);
+        g->next = 0;
+    }
+    return mt_temper(g->state[g->next++]);
+}
+
+#ifdef LITATTN_RANDOM_X86
+// __builtin_cpu_supports also checks that the OS saves the AVX registers.
+static int have_avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+static int have_avx2(void) { return 0; }
+#endif
+
+int torch_words_path_available(TorchWordsPath path) { return path != TORCH_WORDS_AVX2 || have_avx2(); }
+
+// The twist and the tempering of one path (the AVX2 ones only on x86-64).
+typedef struct {
+    void (*twist)(uint32_t *state);
+    void (*temper)(uint32_t *out, const uint32_t *state, long n);
+} WordsKernels;
+
+static void temper_portable(uint32_t *out, const uint32_t *state, long n) {
+    for (long i = 0; i < n; i++) out[i] = mt_temper(state[i]);
+}
+
+void torch_random_words_with_path(TorchGenerator *g, uint32_t *out, long n, TorchWordsPath path) {
+    static const WordsKernels portable = {mt_twist, temper_portable};
+    const WordsKernels *k = &portable;
+#ifdef LITATTN_RANDOM_X86
+    static const WordsKernels avx2 = {torch_mt_twist_avx2, torch_mt_temper_avx2};
+    if (path != TORCH_WORDS_PORTABLE && have_avx2()) k = &avx2;
+#else
+    (void)path;
+#endif
+    while (n > 0) {
+        if (g->next >= TORCH_MT_N) {
+            k->twist(g->state);
+            g->next = 0;
+        }
+        // the untempered words left in this twist, at most n of them
+        long take = TORCH_MT_N - g->next;
+        if (take > n) take = n;
+        k->temper(out, g->state + g->next, take);
+        g->next += (int)take;
+        out += take;
+        n -= take;
+    }
+}
+
+void torch_random_words(TorchGenerator *g, uint32_t *out, long n) {
+    torch_random_words_with_path(g, out, n, TORCH_WORDS_AUTO);
 }
 
 uint64_t torch_random64(TorchGenerator *g) {

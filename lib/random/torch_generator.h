@@ -26,16 +26,26 @@
 
 #define TORCH_MT_N 624
 
+// The generator is ATen's CPUGeneratorImpl (ATen/CPUGeneratorImpl.h): the
+// MT19937 engine plus next_double_normal_sample_, the second Box-Muller
+// normal that the scalar normal path (normal.h, n < 16) keeps for its next
+// element. No other draw reads or writes the cache, so every draw but
+// normal_'s scalar path is a function of state and next alone.
+// (CPUGeneratorImpl's float cache, next_float_normal_sample_, is used by no
+// CPU kernel in 1.13 and is not kept.)
 typedef struct {
     uint32_t state[TORCH_MT_N];  // the MT19937 state words
     int next;                    // index of the next word to temper; N means "twist first"
     uint64_t seed;               // the seed as given (torch.initial_seed())
+    int has_next_normal;         // next_normal holds a cached normal
+    double next_normal;          // next_double_normal_sample_
 } TorchGenerator;
 
 // torch.manual_seed(seed) with seed already mapped to uint64 (see above and
 // torch_parse_seed). Also what a freshly made torch.Generator() holds after
-// manual_seed. (PyTorch's reseed also drops its cached second Box-Muller
-// normal; we keep no such cache: torch.randn is not implemented here.)
+// manual_seed, and what torch's default generator holds in a fresh process
+// whose torch.initial_seed() is seed. Empties the cached normal, as
+// set_current_seed does.
 void torch_manual_seed(TorchGenerator *g, uint64_t seed);
 
 // One 32-bit draw: the generator's random(), what torch.rand and uniform_ on
@@ -45,6 +55,18 @@ uint32_t torch_random(TorchGenerator *g);
 // random64(): two 32-bit draws, the first one the HIGH half (what float64
 // uniform_ and randn's doubles consume).
 uint64_t torch_random64(TorchGenerator *g);
+
+// out (n,) = the next n torch_random(g) draws, in order, leaving g exactly as
+// n calls of torch_random would (bulk: the state twisted and a run of words
+// tempered at a time, with AVX2 where the CPU has it: the same words). The
+// cached normal is not touched.
+void torch_random_words(TorchGenerator *g, uint32_t *out, long n);
+// The same with the twist and tempering chosen: portable C, or AVX2
+// (torch_generator_avx2.c, x86-64 only). For the tests and normal_fill's paths.
+typedef enum { TORCH_WORDS_AUTO = 0, TORCH_WORDS_PORTABLE = 1, TORCH_WORDS_AVX2 = 2 } TorchWordsPath;
+void torch_random_words_with_path(TorchGenerator *g, uint32_t *out, long n, TorchWordsPath path);
+// Whether this CPU runs `path` (AUTO and PORTABLE always).
+int torch_words_path_available(TorchWordsPath path);
 
 // RandomSource adapter (random_source.h); g must outlive the source.
 RandomSource torch_generator_source(TorchGenerator *g);

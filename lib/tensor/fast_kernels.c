@@ -467,25 +467,8 @@ void fast_exp(float *out, const float *x, long n) {
 }
 
 // ---------------------------------------------------------------------------
-// dropout noise: MT19937 words in bulk
+// dropout noise: MT19937 words in bulk (random/torch_generator.h, torch_random_words)
 // ---------------------------------------------------------------------------
-
-// out (count,) = the next count torch_random(g) draws, leaving g exactly as
-// count calls of torch_random would: twist when all 624 words are used,
-// temper the words from g->next on.
-static void mt_words(const FastIsa *isa, TorchGenerator *g, uint32_t *out, long count) {
-    while (count > 0) {
-        if (g->next >= TORCH_MT_N) {
-            ISA_FN(isa, mt_twist)(g->state);
-            g->next = 0;
-        }
-        const int take = (int)min_l(TORCH_MT_N - g->next, count);
-        ISA_FN(isa, mt_temper)(out, g->state + g->next, take);
-        g->next += take;
-        out += take;
-        count -= take;
-    }
-}
 
 void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
     const float keep_f = (float)keep;
@@ -513,7 +496,7 @@ void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
     uint32_t words[2 * CHUNK];
     for (long i = 0; i < n; i += CHUNK) {
         const int count = (int)min_l(CHUNK, n - i);
-        mt_words(isa, g, words, 2L * count);
+        torch_random_words(g, words, 2L * count);  // random/: AVX2 where the CPU has it
         isa->dropout_block(noise + i, words, count, threshold, kept, dropped);
     }
 }

@@ -282,8 +282,6 @@ const FastIsa fast_isa_avx512 = {
     .softmax_row = softmax_row_avx512,
     .sum_row = sum_row_avx512,
     .exp = exp_avx512,
-    .mt_twist = NULL,  // the AVX2 kernels: the twist's 227-word dependency suits 8 lanes as well
-    .mt_temper = NULL,
     .dropout_block = dropout_block_avx512,
     .transpose_8x8 = NULL,
 };

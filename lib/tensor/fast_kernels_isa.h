@@ -23,10 +23,6 @@ typedef struct {
     float (*sum_row)(const float *x, int n);
     // out (n,) = sleef_expf(x (n,))
     void (*exp)(float *out, const float *x, long n);
-    // MT19937's twist of the 624 state words, in place
-    void (*mt_twist)(uint32_t *state);
-    // out (n,) = MT19937's tempering of state (n,)
-    void (*mt_temper)(uint32_t *out, const uint32_t *state, int n);
     // noise (n,) from words (2n,): r = words[2i] << 32 | words[2i + 1];
     // noise[i] = (r & (2^53 - 1)) < threshold ? kept : dropped
     void (*dropout_block)(float *noise, const uint32_t *words, int n, uint64_t threshold, float kept,

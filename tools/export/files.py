@@ -21,7 +21,7 @@ from .write import new_file, write_fixture
 # --------------------------------------------------------------------------
 # Every file, as independent jobs (one file each), run in parallel.
 
-HELPERS = ("kernel_cases", "backward_cases", "printer_cases")  # tools/<stem>.py, each writing <stem>.h5
+HELPERS = ("kernel_cases", "backward_cases", "printer_cases", "random_cases")  # tools/<stem>.py, each writing <stem>.h5
 
 
 def load_helper(stem):
@@ -56,7 +56,7 @@ def jobs():
 
 # Longest first, so that two workers finish together.
 SLOW_FIRST = ["ch03_6_2_multihead_attention.seed123.h5", "ch03_6_2_multihead_attention.gpt2_dropout.h5",
-              "sweep.h5", "kernel_cases.h5", "backward_cases.h5", "printer_cases.h5"]
+              "sweep.h5", "kernel_cases.h5", "backward_cases.h5", "printer_cases.h5", "random_cases.h5"]
 
 
 def _job(args):
