@@ -22,9 +22,10 @@
 // greedily, the fewest configurations that together hold every setting
 // their names spell (tools/export_fixtures.py names each configuration by
 // its settings: p0.1, train0, bias1, bstack, ex2dim-1, zerorows, nan, ...)
-// but the seed and the sizes (T, ctx, din, dout, h, b<n>, sa<n>): every
-// dropout rate, eval and training mode, bias or none, stacked inputs, each
-// Exercise 3.2 softmax dimension and every special input at least once.
+// but the seed and the sizes (T, ctx, din, dout, h, b<n>, sa<n>, and the
+// <d_out> of Exercise 3.2's ex<d_out>dim<dim>): every dropout rate, eval and
+// training mode, bias or none, stacked inputs, each Exercise 3.2 softmax
+// dimension and every special input at least once.
 #include <hdf5.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -315,8 +316,11 @@ static void list_group(const char *name, const char *role, void *ctx) {
     fixture_close(grp);
     char *copy = strdup(name);
     strtok_r(copy, "_", &save);  // the class (ca, mha, v2, ...): the chapter's
-    for (char *t = strtok_r(NULL, "_", &save); t && g->n_tokens < MAX_TOKENS; t = strtok_r(NULL, "_", &save))
+    for (char *t = strtok_r(NULL, "_", &save); t && g->n_tokens < MAX_TOKENS; t = strtok_r(NULL, "_", &save)) {
+        // ex<d_out>dim<dim>: Exercise 3.2's softmax dimension is a setting, its d_out a size.
+        if (!strncmp(t, "ex", 2) && strstr(t, "dim")) t = strstr(t, "dim");
         if (!seed_or_size(t)) g->token[g->n_tokens++] = t;
+    }
 }
 
 // How many of g's settings no chosen configuration of its chapter holds yet.

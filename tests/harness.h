@@ -79,8 +79,9 @@ int fixture_seed_args_of(Fixture *fx, SeedArgs *out);
 // nothing (§3.3) has none.
 int fixture_has_seed(Fixture *fx);
 
-// A scratch file path under $TMPDIR (or /tmp), with `tag` in its name; the
-// file exists, empty; the caller removes it.
+// A scratch file path under $TMPDIR (without it, /dev/shm if it is a memory
+// file system with 1 GiB free, else /tmp), with `tag` in its name; the file
+// exists, empty; the caller removes it.
 void temp_path(char *buf, size_t len, const char *tag);
 
 // Every byte of the file, NUL-terminated (malloc'd; *len without the NUL, if
