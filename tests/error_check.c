@@ -551,7 +551,12 @@ static int read_catalogue(const char *path, Case *cases) {
     choose_cases(cases, n);
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        if (g.only_chapter && strcmp(cases[i].chapter, g.only_chapter) != 0) continue;
+        if (g.only_chapter && strcmp(cases[i].chapter, g.only_chapter) != 0) {
+            Case *other = &cases[i];
+            char *fields[6] = {other->kase, other->chapter, other->path, other->extra, other->mention, other->rule};
+            for (int f = 0; f < 6; f++) free(fields[f]);
+            continue;
+        }
         Case *c = &cases[kept++];
         *c = cases[i];
         Chapter *ch = chapter_named(c->chapter);

@@ -276,6 +276,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
 
 typedef struct {
     char *name, chapter[128];
+    char *words;              // the name, cut into the tokens below
     char *token[MAX_TOKENS];  // the settings its name spells (see the top of this file)
     int n_tokens, chosen;
 } Group;
@@ -314,7 +315,7 @@ static void list_group(const char *name, const char *role, void *ctx) {
     // A group without its chapter is run (and fails there), whatever the selection.
     if (!grp || !fixture_attr_string(grp, "chapter", g->chapter, sizeof g->chapter, err)) g->chosen = 1;
     fixture_close(grp);
-    char *copy = strdup(name);
+    char *copy = g->words = strdup(name);
     strtok_r(copy, "_", &save);  // the class (ca, mha, v2, ...): the chapter's
     for (char *t = strtok_r(NULL, "_", &save); t && g->n_tokens < MAX_TOKENS; t = strtok_r(NULL, "_", &save)) {
         // ex<d_out>dim<dim>: Exercise 3.2's softmax dimension is a setting, its d_out a size.
@@ -432,6 +433,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         fixture_close(fx);
+        for (int g = 0; g < sw.n_listed; g++) free(sw.list[g].name), free(sw.list[g].words);
         failures = sw.failures + (sw.groups == 0);
         if (sw.groups == 0) printf("FAIL %s: no configurations\n", argv[i]);
         runs = sw.groups;
