@@ -415,3 +415,54 @@ double harness_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, by_value);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+typedef struct {
+    char (*names)[128];
+    int len, cap;
+} CaseNames;
+
+static void collect_case(const char *name, const char *role, void *ctx) {
+    (void)role;
+    CaseNames *n = ctx;
+    if (n->len == n->cap) {
+        n->cap = n->cap ? 2 * n->cap : 256;
+        n->names = realloc(n->names, (size_t)n->cap * sizeof *n->names);
+        if (!n->names) die(EXIT_BAD_INPUT, "out of memory listing cases");
+    }
+    snprintf(n->names[n->len++], sizeof *n->names, "%s", name);
+}
+
+// One case: its group, from the snapshot of the whole file.
+static void run_one_case(Fixture *all, const char *name, const char *attr, CaseKind *kinds, int n_kinds) {
+    char err[FIXTURE_ERR_LEN], kind[64];
+    Fixture *fx = fixture_group(all, name, err);
+    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
+    if (!fixture_attr_string(fx, attr, kind, sizeof kind, err)) die(EXIT_BAD_INPUT, "%s", err);
+    int k = 0;
+    while (k < n_kinds && strcmp(kinds[k].name, kind) != 0) k++;
+    if (k == n_kinds) die(EXIT_BAD_INPUT, "%s: unknown %s '%s'", fixture_path(fx), attr, kind);
+    kinds[k].run(fx, name);
+    kinds[k].cases++;
+    fixture_close(fx);
+    tensor_release_all();
+}
+
+int run_case_file(const char *path, const char *attr, CaseKind *kinds, int n_kinds, int *missing) {
+    char err[FIXTURE_ERR_LEN];
+    // Every group read in one child process: one snapshot, not one per case.
+    Fixture *fx = fixture_open_all(path, err);
+    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
+    CaseNames cases = {0};
+    if (!fixture_each_group(fx, collect_case, &cases, err)) die(EXIT_BAD_INPUT, "%s", err);
+    for (int i = 0; i < cases.len; i++) run_one_case(fx, cases.names[i], attr, kinds, n_kinds);
+    fixture_close(fx);
+    *missing = 0;
+    for (int k = 0; k < n_kinds; k++) {
+        if (kinds[k].cases == 0) {
+            printf("FAIL %s: no case in %s\n", kinds[k].name, path);
+            ++*missing;
+        }
+    }
+    free(cases.names);
+    return cases.len;
+}

@@ -75,6 +75,19 @@ int fixture_seed_args(const char *path, const char *group, SeedArgs *out);
 // The same, from a fixture already open (a group of fixture_open_all).
 typedef struct Fixture Fixture;
 int fixture_seed_args_of(Fixture *fx, SeedArgs *out);
+// A file of unit-test cases (kernel_cases.h5, backward_cases.h5): one group
+// per case, whose string attribute `attr` ("kernel", "op") names its kind.
+// Runs every case, in the file's order, with its kind's `run`, counting
+// them in `cases`; an unknown kind stops the test. Then a kind with no case
+// is a FAIL line: a file that lost a kind's cases must not pass by testing
+// nothing. Returns the number of cases; *missing gets the kinds with none.
+typedef struct {
+    const char *name;
+    void (*run)(Fixture *fx, const char *name);
+    int cases;
+} CaseKind;
+int run_case_file(const char *path, const char *attr, CaseKind *kinds, int n_kinds, int *missing);
+
 // Whether it records any seed ("seed" or "SITE.seed"): a chapter that draws
 // nothing (§3.3) has none.
 int fixture_has_seed(Fixture *fx);

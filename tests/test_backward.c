@@ -26,6 +26,7 @@
 #include "causal_attention.h"
 #include "error.h"
 #include "fixture.h"
+#include "harness.h"
 #include "kernels.h"
 #include "multihead_attention.h"
 #include "param_source.h"
@@ -287,65 +288,20 @@ static void test_module(Fixture *fx, const char *name) {
 
 // --- driver -------------------------------------------------------------------------------
 
-static struct {
-    const char *op;
-    void (*run)(Fixture *fx, const char *name);
-    int cases;
-} ops[] = {
+static CaseKind ops[] = {
     {"linear", test_linear, 0},       {"bmm", test_bmm, 0},       {"softmax_rows", test_softmax_rows, 0},
     {"softmax_dim", test_softmax_dim, 0}, {"pointwise", test_pointwise, 0}, {"sum", test_sum, 0},
     {"stack", test_stack, 0},         {"module", test_module, 0},
 };
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
-typedef struct {
-    char (*names)[128];
-    int len, cap;
-} Names;
-
-static void collect(const char *name, const char *role, void *ctx) {
-    (void)role;
-    Names *n = ctx;
-    if (n->len == n->cap) {
-        n->cap = n->cap ? 2 * n->cap : 256;
-        n->names = realloc(n->names, (size_t)n->cap * sizeof *n->names);
-        if (!n->names) die(EXIT_BAD_INPUT, "out of memory listing cases");
-    }
-    snprintf(n->names[n->len++], sizeof *n->names, "%s", name);
-}
-
-static void run_case(Fixture *all, const char *name) {
-    char err[FIXTURE_ERR_LEN], op[64];
-    Fixture *fx = fixture_group(all, name, err);
-    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
-    if (!fixture_attr_string(fx, "op", op, sizeof op, err)) die(EXIT_BAD_INPUT, "%s", err);
-    int k = 0;
-    while (k < NOPS && strcmp(ops[k].op, op) != 0) k++;
-    if (k == NOPS) die(EXIT_BAD_INPUT, "%s: unknown op '%s'", fixture_path(fx), op);
-    ops[k].run(fx, name);
-    ops[k].cases++;
-    fixture_close(fx);
-    tensor_release_all();
-}
-
 int main(int argc, char **argv) {
     error_set_program(argv[0]);
     if (argc != 2) die(EXIT_USAGE, "usage: %s fixtures/backward_cases.h5", argv[0]);
-    char err[FIXTURE_ERR_LEN];
-    Fixture *fx = fixture_open_all(argv[1], err);
-    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
-    Names cases = {0};
-    if (!fixture_each_group(fx, collect, &cases, err)) die(EXIT_BAD_INPUT, "%s", err);
-    for (int i = 0; i < cases.len; i++) run_case(fx, cases.names[i]);
-    fixture_close(fx);
-    for (int k = 0; k < NOPS; k++) {
-        if (ops[k].cases == 0) {
-            printf("FAIL %s: no case in %s\n", ops[k].op, argv[1]);
-            failures++;
-        }
-    }
-    printf("%d cases, %d tensors (gradients, and the module forwards' outputs), %d differ (worst %u ulp); %ld NaNs with another payload\n", cases.len,
-           tensors, failures, worst_overall, nan_payloads);
-    free(cases.names);
+    int missing;
+    const int n = run_case_file(argv[1], "op", ops, NOPS, &missing);
+    failures += missing;
+    printf("%d cases, %d tensors (gradients, and the module forwards' outputs), %d differ (worst %u ulp); %ld NaNs "
+           "with another payload\n", n, tensors, failures, worst_overall, nan_payloads);
     return failures ? 1 : 0;
 }

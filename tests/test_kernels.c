@@ -18,6 +18,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "dropout.h"
+#include "harness.h"
 #include "init.h"
 #include "kernels.h"
 #include "ops.h"
@@ -322,11 +323,7 @@ static void test_dropout_module(Fixture *fx, const char *name) {
     compare_next_draw(fx, name, &rs);
 }
 
-static struct {
-    const char *kernel;
-    void (*run)(Fixture *fx, const char *name);
-    int cases;
-} kernels[] = {
+static CaseKind kernels[] = {
     {"matmul", test_matmul, 0},         {"matmul_wt_bias", test_matmul_wt_bias, 0},
     {"transpose", test_transpose, 0},   {"dot", test_dot, 0},
     {"sum", test_sum, 0},               {"sum_rows", test_sum_rows, 0},
@@ -341,57 +338,12 @@ static struct {
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
 
-typedef struct {
-    char (*names)[128];
-    int len, cap;
-} Names;
-
-static void collect(const char *name, const char *role, void *ctx) {
-    (void)role;
-    Names *n = ctx;
-    if (n->len == n->cap) {
-        n->cap = n->cap ? 2 * n->cap : 256;
-        n->names = realloc(n->names, (size_t)n->cap * sizeof *n->names);
-        if (!n->names) die(EXIT_BAD_INPUT, "out of memory listing cases");
-    }
-    snprintf(n->names[n->len++], sizeof *n->names, "%s", name);
-}
-
-// One case: its group, from the snapshot of the whole file.
-static void run_case(Fixture *all, const char *name) {
-    char err[FIXTURE_ERR_LEN], kernel[64];
-    Fixture *fx = fixture_group(all, name, err);
-    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
-    if (!fixture_attr_string(fx, "kernel", kernel, sizeof kernel, err)) die(EXIT_BAD_INPUT, "%s", err);
-    int k = 0;
-    while (k < NKERNELS && strcmp(kernels[k].kernel, kernel) != 0) k++;
-    if (k == NKERNELS) die(EXIT_BAD_INPUT, "%s: unknown kernel '%s'", fixture_path(fx), kernel);
-    kernels[k].run(fx, name);
-    kernels[k].cases++;
-    fixture_close(fx);
-    tensor_release_all();
-}
-
 int main(int argc, char **argv) {
     error_set_program(argv[0]);
     if (argc != 2) die(EXIT_USAGE, "usage: %s fixtures/kernel_cases.h5", argv[0]);
-    char err[FIXTURE_ERR_LEN];
-    // Every group read in one child process: one snapshot, not one per case.
-    Fixture *fx = fixture_open_all(argv[1], err);
-    if (!fx) die(EXIT_BAD_INPUT, "%s", err);
-    Names cases = {0};
-    if (!fixture_each_group(fx, collect, &cases, err)) die(EXIT_BAD_INPUT, "%s", err);
-
-    for (int i = 0; i < cases.len; i++) run_case(fx, cases.names[i]);
-    fixture_close(fx);
-    // A fixture that lost a kernel's cases must not pass by testing nothing.
-    for (int k = 0; k < NKERNELS; k++) {
-        if (kernels[k].cases == 0) {
-            printf("FAIL %s: no case in %s\n", kernels[k].kernel, argv[1]);
-            failures++;
-        }
-    }
-    printf("%d cases, %d failed\n", cases.len, failures);
-    free(cases.names);
+    int missing;
+    const int n = run_case_file(argv[1], "kernel", kernels, NKERNELS, &missing);
+    failures += missing;
+    printf("%d cases, %d failed\n", n, failures);
     return failures ? 1 : 0;
 }
