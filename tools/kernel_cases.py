@@ -37,10 +37,10 @@ Import has no side effects; run as
 """
 
 import os
-import re
 import sys
 import zlib
 
+import case_files  # tools/case_files.py: provenance, groups and datasets, as every case file writes them
 import h5py
 import numpy as np
 import torch
@@ -622,48 +622,26 @@ def _cases():
             + _masked_fill_cases() + _sum_keepdim_cases() + _dropout_cases() + _dropout_module_cases())
 
 
-def _provenance():
-    config = torch.__config__.show()
-    m = re.search(r"CPU capability usage: (\S+)", config)
-    blas = re.search(r"BLAS_INFO=([^,\s]+)", config)
-    return {"torch_version": str(torch.__version__), "torch_config": config,
-            "cpu_capability": m.group(1) if m else "unknown",
-            "blas": f"BLAS_INFO={blas.group(1) if blas else 'unknown'}"}
-
-
-def _group(parent, name):
-    # No creation times anywhere, so two runs give byte-identical files.
-    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
-    gcpl.set_obj_track_times(False)
-    return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
-
-
-def _put(grp, name, tensor, role):
-    a = np.array(tensor.detach().to(torch.float32).contiguous().numpy(), dtype=np.float32, order="C")
-    ds = grp.create_dataset(name, data=a, track_times=False)
-    ds.attrs["role"] = role
-
-
 def export(path):
     """Writes every case to the HDF5 file at path (overwriting it); returns the count."""
     cases = _cases()
     names = [c.name for c in cases]
     assert len(set(names)) == len(names), "duplicate case names"
     with h5py.File(path, "w", libver="earliest") as f:
-        for k, v in _provenance().items():
+        for k, v in case_files.provenance().items():
             f.attrs[k] = v
         f.attrs["command"] = "tools/kernel_cases.py"
         for c in cases:
-            grp = _group(f, c.name)
+            grp = case_files.group(f, c.name)
             grp.attrs["kernel"] = c.kernel
             grp.attrs["expr"] = c.expr
             for k, v in c.sizes.items():
                 grp.attrs[k] = v if isinstance(v, str) else np.int64(v)
             for k, t in c.inputs.items():
-                _put(grp, k, t, "input")
-            _put(grp, "out", c.out, "output")
+                case_files.put(grp, k, t, "input")
+            case_files.put(grp, "out", c.out, "output")
             for k, t in c.extra.items():
-                _put(grp, k, t, "output")
+                case_files.put(grp, k, t, "output")
         f.attrs["cases"] = "\n".join(names)
     return len(cases)
 

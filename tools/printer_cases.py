@@ -31,6 +31,7 @@ Import has no side effects; run as
 import struct
 import sys
 
+import case_files  # tools/case_files.py: provenance, groups and datasets, as every case file writes them
 import h5py
 import numpy as np
 import torch
@@ -365,13 +366,6 @@ def _suffix_cases():
     return out
 
 
-def _group(parent, name):
-    # No creation times anywhere, so two runs give byte-identical files.
-    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
-    gcpl.set_obj_track_times(False)
-    return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
-
-
 def export(path):
     """Writes every case to the HDF5 file at path (overwriting it)."""
     entries = _cases()
@@ -384,7 +378,7 @@ def export(path):
             if kind == "parameter" and not isinstance(shown, torch.nn.Parameter):
                 shown = torch.nn.Parameter(ten.clone(), requires_grad=False)
             grad_fn = type(shown.grad_fn).__name__ if shown.grad_fn is not None else ""
-            grp = _group(f, name)
+            grp = case_files.group(f, name)
             grp.create_dataset("tensor", data=ten.numpy(), dtype="<f4", track_times=False)
             grp.attrs["repr"] = repr(shown)
             grp.attrs["size"] = str(ten.shape)

@@ -66,9 +66,9 @@ Import has no side effects; run as
 import hashlib
 import math
 import os
-import re
 import sys
 
+import case_files  # tools/case_files.py: provenance, groups and datasets, as every case file writes them
 import h5py
 import numpy as np
 import torch
@@ -245,31 +245,17 @@ def _run(tokens):
     raise ValueError(f"unknown op {op!r}")
 
 
-def _provenance():
-    config = torch.__config__.show()
-    m = re.search(r"CPU capability usage: (\S+)", config)
-    return {"torch_version": str(torch.__version__), "torch_config": config,
-            "cpu_capability": m.group(1) if m else "unknown"}
-
-
-def _group(parent, name):
-    # No creation times anywhere, so two runs give byte-identical files.
-    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
-    gcpl.set_obj_track_times(False)
-    return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
-
-
 def export(path):
     """Writes every case to the HDF5 file at path (overwriting it); returns the count."""
     cases = _cases()
     names = [c[0] for c in cases]
     assert len(set(names)) == len(names), "duplicate case names"
     with h5py.File(path, "w", libver="earliest") as f:
-        for k, v in _provenance().items():
+        for k, v in case_files.provenance(blas=False).items():
             f.attrs[k] = v
         f.attrs["command"] = "tools/random_cases.py"
         for name, seed, ops in cases:
-            grp = _group(f, name)
+            grp = case_files.group(f, name)
             grp.attrs["seed"] = seed
             grp.attrs["ops"] = "\n".join(ops)
             torch.manual_seed(int(seed))
