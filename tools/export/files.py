@@ -138,6 +138,8 @@ def files_read():
     which libblas.so.3 is loaded."""
     paths = {sys.executable, chapter_table.TABLE_PATH, "/etc/alternatives"}
     paths.update(os.path.join(TOOLS_DIR, stem + ".py") for stem in HELPERS)
+    for stem in HELPERS:  # the workers load them: their own imports (case_files) count too
+        load_helper(stem)
     paths.update(os.path.abspath(m.__file__) for m in list(sys.modules.values())
                  if isinstance(getattr(m, "__file__", None), str))
     with open("/proc/self/maps") as f:
