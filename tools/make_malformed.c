@@ -1,6 +1,6 @@
 // make_malformed: writes the `errors` suite's catalogue of broken fixtures.
 //
-//   make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE]
+//   make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE STAMP]
 //
 // For every chapter of CHAPTERS_TXT (chapters/chapters.txt) it copies the
 // chapter's book fixture (its first variant) byte for byte, then breaks
@@ -33,7 +33,9 @@
 //
 // Nothing here is committed: the build runs this (tools/meson.build) again
 // whenever a file it read changes: DEPFILE names them (the chapter table
-// and each chapter's book fixture), as ninja reads it.
+// and each chapter's book fixture) as what STAMP, an empty file written
+// last, depends on. (Not OUT_DIR itself: the errors suite makes and
+// removes scratch directories in it, which changes its time.)
 #include <dirent.h>
 #include <errno.h>
 #include <hdf5.h>
@@ -1007,11 +1009,12 @@ static void put_dep(FILE *f, const char *path) {
     }
 }
 
-// What the catalogue was made from: the chapter table and every book fixture.
-static void write_depfile(const char *path, const char *out, const char *table) {
+// What the catalogue was made from, as the prerequisites of `target`: the
+// chapter table and every book fixture.
+static void write_depfile(const char *path, const char *target, const char *table) {
     FILE *f = fopen(path, "w");
     if (!f) fatal("%s: %s", path, strerror(errno));
-    fputs(out, f);
+    fputs(target, f);
     fputc(':', f);
     put_dep(f, table);
     for (int c = 0; c < n_chapters; c++) {
@@ -1024,8 +1027,8 @@ static void write_depfile(const char *path, const char *out, const char *table) 
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE]\n");
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: make_malformed CHAPTERS_TXT FIXTURES_DIR OUT_DIR [DEPFILE STAMP]\n");
         return 2;
     }
     read_chapter_table(argv[1]);
@@ -1066,7 +1069,10 @@ int main(int argc, char **argv) {
         if (has_attr(ch, "qkv_bias")) bias_cases(ch);
     }
     if (fclose(g.manifest) != 0) fatal("%s: cannot write", manifest);
-    if (argc == 5) write_depfile(argv[4], argv[3], argv[1]);
+    if (argc == 6) {
+        write_depfile(argv[4], argv[5], argv[1]);
+        spit(argv[5], "", 0);
+    }
     printf("make_malformed: %d chapters, %d kinds, %d cases in %s\n", n_chapters, g.n_kinds, g.cases, manifest);
     return 0;
 }
