@@ -14,20 +14,13 @@
 #include "error.h"
 #include "ops.h"
 
-static Linear layer(const ParamSource *ps, const char *module, const char *layer_name, int in, int out,
-                    bool bias) {
-    char key[96];
-    snprintf(key, sizeof key, "%s.%s", module, layer_name);
-    return linear_new(ps, key, in, out, bias);
-}
-
 CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
                                      int d_out, int context_length, double dropout, bool qkv_bias) {
     CausalAttention m = {.d_out = d_out, .softmax_dim = -1, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
-    m.W_query = layer(ps, name, "W_query", d_in, d_out, qkv_bias);
-    m.W_key = layer(ps, name, "W_key", d_in, d_out, qkv_bias);
-    m.W_value = layer(ps, name, "W_value", d_in, d_out, qkv_bias);
+    m.W_query = linear_in(ps, name, "W_query", d_in, d_out, qkv_bias);
+    m.W_key = linear_in(ps, name, "W_key", d_in, d_out, qkv_bias);
+    m.W_value = linear_in(ps, name, "W_value", d_in, d_out, qkv_bias);
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);

@@ -30,6 +30,12 @@ Linear linear_new(const ParamSource *ps, const char *name, int in, int out, bool
     return l;
 }
 
+Linear linear_in(const ParamSource *ps, const char *module, const char *attr, int in, int out, bool bias) {
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", module, attr);
+    return linear_new(ps, key, in, out, bias);
+}
+
 Linear linear_from(const char *name, Tensor weight, Tensor bias) {
     if (weight.ndim != 2 || (bias.data && (bias.ndim != 1 || bias.shape[0] != weight.shape[0])))
         die(EXIT_BAD_INPUT, "nn.Linear: expected a (out, in) weight and an (out,) bias");

@@ -23,6 +23,9 @@ typedef struct {
 
 // nn.Linear(in, out, bias=bias); in >= 1 and out >= 1. Its parameters come from ps.
 Linear linear_new(const ParamSource *ps, const char *name, int in, int out, bool bias);
+// The same, as a module's attribute: `self.W_query` of module "ca" is named
+// "ca.W_query" (its parameters "ca.W_query.weight", ...), as in a state_dict.
+Linear linear_in(const ParamSource *ps, const char *module, const char *attr, int in, int out, bool bias);
 
 // y = x @ weight.T (+ bias): x (..., in) -> (..., out), any rank from 1 to 4.
 Linear linear_from(const char *name, Tensor weight, Tensor bias);  // given parameters (Exercise 3.1)

@@ -40,13 +40,6 @@ Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor 
     return torch_cat(m->num_heads, outs, -1);
 }
 
-static Linear layer(const ParamSource *ps, const char *module, const char *layer_name, int in, int out,
-                    bool bias) {
-    char key[96];
-    snprintf(key, sizeof key, "%s.%s", module, layer_name);
-    return linear_new(ps, key, in, out, bias);
-}
-
 MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
                                            int d_out, int context_length, double dropout, int num_heads,
                                            bool qkv_bias) {
@@ -56,10 +49,10 @@ MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder
             "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
     MultiHeadAttention m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
-    m.W_query = layer(ps, name, "W_query", d_in, d_out, qkv_bias);
-    m.W_key = layer(ps, name, "W_key", d_in, d_out, qkv_bias);
-    m.W_value = layer(ps, name, "W_value", d_in, d_out, qkv_bias);
-    m.out_proj = layer(ps, name, "out_proj", d_out, d_out, true);  // Linear layer to combine head outputs
+    m.W_query = linear_in(ps, name, "W_query", d_in, d_out, qkv_bias);
+    m.W_key = linear_in(ps, name, "W_key", d_in, d_out, qkv_bias);
+    m.W_value = linear_in(ps, name, "W_value", d_in, d_out, qkv_bias);
+    m.out_proj = linear_in(ps, name, "out_proj", d_out, d_out, true);  // Linear layer to combine head outputs
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
