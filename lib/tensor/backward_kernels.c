@@ -102,16 +102,9 @@ void linear_backward_x(float *dx, const float *dy, const float *w, long rows, in
 // dw (out_f, in_f) = dy^T @ x: dw[n][k] = +0 + sum_r dy[r][n] * x[r][k], rows ascending
 // over all rows (mm_mat2_backward sees w.t() column-major and returns
 // (grad.t().mm(x)).t(); TBackward0 transposes it back)
+// That is matmul_backward_b with a = dy (rows, out_f) and g = x (rows, in_f).
 void linear_backward_w(float *dw, const float *dy, const float *x, long rows, int in_f, int out_f) {
-    for (long i = 0; i < (long)out_f * in_f; i++) dw[i] = 0.0f;
-    for (long r = 0; r < rows; r++) {
-        const float *xrow = x + r * in_f;
-        for (long n = 0; n < out_f; n++) {
-            const float gv = dy[r * out_f + n];
-            float *row = dw + n * in_f;
-            for (long k = 0; k < in_f; k++) row[k] += gv * xrow[k];
-        }
-    }
+    matmul_backward_b(dw, dy, x, (int)rows, out_f, in_f);
 }
 
 // db (out_f,) = dy summed over the rows: AddmmBackward0 passes grad through for
