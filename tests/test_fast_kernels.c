@@ -517,6 +517,71 @@ static void test_layout(void) {
 }
 
 // ---------------------------------------------------------------------------
+// fused attention against the composed kernels
+// ---------------------------------------------------------------------------
+static Tally t_attention = {"attention", {0}, {0}, {0}};
+
+// What fast_attention fuses, one op at a time as the modules compose them:
+// s = q @ k^T; s[j > i] = -inf; w = softmax(s / scale); w *= noise; out = w @ v
+static void attention_reference(float *out, const float *q, const float *k, const float *v, const float *noise,
+                                int batch, int T, int D, float scale, int causal) {
+    float *s = new_floats((long)T * T), *w = new_floats((long)T * T);
+    for (long p = 0; p < batch; p++) {
+        const long o = p * T * D;
+        matmul_wt_bias(s, q + o, k + o, NULL, T, D, T);
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T && causal; j++) s[i * T + j] = -INFINITY;
+        div_scalar(s, s, scale, (long)T * T);
+        softmax_rows(w, s, T, T);
+        if (noise) mul_elementwise(w, w, noise + p * T * T, (long)T * T);
+        matmul(out + o, w, v + o, T, T, D);
+    }
+    free(s), free(w);
+}
+
+// kind: 0 plain, 1 inf/NaN here and there (some rows all NaN, some masked
+// keys' values inf: the product cannot stop early there), 2 dropout noise
+static void attention_case(int batch, int T, int D, int causal, int kind) {
+    const long n = (long)batch * T * D;
+    float *q = new_floats(n), *k = new_floats(n), *v = new_floats(n), *want = new_floats(n), *got = new_floats(n);
+    float *noise = kind == 2 ? new_floats((long)batch * T * T) : NULL;
+    fill(q, n, 50, 0);
+    fill(k, n, 50, 0);
+    fill(v, n, 50, 0);
+    if (kind == 1) {
+        // one value inf: every earlier row meets it masked (0 * inf = NaN in
+        // that column); and one query NaN: its row is NaN
+        const long item = rand_int(0, batch - 1), i = rand_int(0, T - 1), j = rand_int(0, T - 1);
+        v[(item * T + j) * D + rand_int(0, D - 1)] = INFINITY;
+        q[(item * T + i) * D + rand_int(0, D - 1)] = NAN;
+    }
+    for (long i = 0; noise && i < (long)batch * T * T; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
+    const float scale = sqrtf((float)D);
+    attention_reference(want, q, k, v, noise, batch, T, D, scale, causal);
+    snprintf(case_name, sizeof case_name, "batch=%d T=%d D=%d%s%s", batch, T, D, causal ? " causal" : "",
+             kind == 1 ? " (inf/NaN inputs)" : kind == 2 ? " (dropout)" : "");
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_attention(got, q, k, v, noise, batch, T, D, scale, causal);
+        compare(&t_attention, r, got, want, n);
+    }
+    free(q), free(k), free(v), free(want), free(got), free(noise);
+}
+
+static void test_attention(void) {
+    for (int i = 0; i < 60; i++)
+        sweep(2), attention_case(rand_int(1, 3), rand_int(1, 140), rand_int(1, 40), i % 4 != 3, i % 3);
+    sweep(0);
+    attention_case(1, 6, 2, 1, 0);      // the book's CausalAttention, one item of its batch
+    attention_case(12, 64, 64, 1, 0);   // one block of rows, GPT-2's heads
+    attention_case(2, 129, 64, 1, 2);   // three blocks, the last of one row
+    attention_case(2, 300, 64, 1, 1);
+    attention_case(1, 1024, 16, 1, 0);  // context_length 1024
+    report(&t_attention);
+}
+
+// ---------------------------------------------------------------------------
 // LITATTN_KERNELS: this program run again with each value prints its path
 // ---------------------------------------------------------------------------
 static void test_environment(const char *self, int best) {
@@ -572,7 +637,8 @@ int main(int argc, char **argv) {
                      threads[k] > 1 ? "s" : "", all_sizes[k] ? ", all sizes" : "");
         }
     }
-    void (*const sections[])(void) = {test_matmul, test_softmax, test_sum, test_exp, test_dropout, test_layout};
+    void (*const sections[])(void) = {test_matmul, test_softmax, test_sum, test_exp, test_dropout, test_layout,
+                                               test_attention};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         const clock_t t = clock();
         sections[i]();

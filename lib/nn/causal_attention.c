@@ -52,6 +52,15 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
 
+    if (!m->act && !m->rec.record && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
+        // 2-5 fused: nothing reads the (b, T, T) tensors, so they are never
+        // made; the same bits, a block of query rows at a time
+        Tensor noise = dropout_factor(&m->dropout, SIZE(dim(x, 0), num_tokens, num_tokens));
+        Tensor context_vec = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
+        Tensor tmp[] = {noise, keys, queries, values};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        return context_vec;
+    }
     Tensor keys_T = torch_transpose(keys, 1, 2);
     Tensor attn_scores = torch_matmul(queries, keys_T);
     tensor_free(keys_T);

@@ -23,14 +23,16 @@ Tensor dropout_forward(Dropout *d, Tensor x) {
     return out;
 }
 
+Tensor dropout_factor(Dropout *d, Size s) {
+    if (!d->training || d->p == 0.0 || size_numel(s) == 0) return (Tensor){0};
+    if (d->p == 1.0) return tensor_zeros(s);  // input * zeros({}): nothing drawn
+    return dropout_noise(d, s);
+}
+
 Tensor dropout_forward_keep(Dropout *d, Tensor x, Tensor *noise) {
-    *noise = (Tensor){0};
-    if (!d->training || d->p == 0.0 || numel(x) == 0) return x;
-    if (d->p == 1.0) {  // input * zeros({}): its gradient is grad * 0
-        *noise = tensor_zeros(shape(x));
-        return torch_mul_scalar(x, 0.0);
-    }
-    *noise = dropout_noise(d, shape(x));
+    *noise = dropout_factor(d, shape(x));
+    if (!noise->data) return x;
+    if (d->p == 1.0) return torch_mul_scalar(x, 0.0);
     return torch_mul(x, *noise);
 }
 

@@ -74,19 +74,10 @@ static Tensor split_heads(const MultiHeadAttention *m, Tensor t) {
     return heads;
 }
 
-Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
-    if (x.ndim != 3) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
-            error_input(), m->name, s);
-    }
-    const int b = dim(x, 0), num_tokens = dim(x, 1);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
-    Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
-    Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
-    Tensor values = split_heads(m, linear_forward(&m->W_value, x));
-
+// Passes 3-5 as the notebook writes them, every (b, h, T, T) tensor made:
+// the recorder gets them, and the backward keeps the softmax's output.
+static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor mask_bool,
+                              Tensor x) {
     Tensor keys_T = torch_transpose(keys, 2, 3);
     Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each head
     tensor_free(keys_T);
@@ -102,19 +93,45 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     } else {
         attn_weights = dropout_replace(&m->dropout, attn_weights);
     }
+    Tensor per_head = torch_matmul(attn_weights, values);
+    RECORD(&m->rec, m->name, keys);
+    RECORD(&m->rec, m->name, queries);
+    RECORD(&m->rec, m->name, values);
+    RECORD(&m->rec, m->name, attn_scores);
+    RECORD(&m->rec, m->name, attn_weights);
+    return per_head;
+}
 
-    Tensor per_head = torch_matmul(attn_weights, values);              // (b, h, T, hd)
+Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
+    if (x.ndim != 3) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
+            error_input(), m->name, s);
+    }
+    const int b = dim(x, 0), num_tokens = dim(x, 1);
+    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
+    Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
+    Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
+    Tensor values = split_heads(m, linear_forward(&m->W_value, x));
+
+    Tensor per_head;  // (b, h, T, hd)
+    if (!m->act && !m->rec.record) {
+        // 3-5 fused: nothing reads the (b, h, T, T) tensors, so they are
+        // never made; the same bits, a block of query rows at a time
+        Tensor noise = dropout_factor(&m->dropout, SIZE(b, m->num_heads, num_tokens, num_tokens));
+        per_head = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
+        tensor_free(noise);
+        tensor_free(keys), tensor_free(queries), tensor_free(values);
+    } else {
+        per_head = attention_heads(m, keys, queries, values, mask_bool, x);
+    }
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);
     Tensor merged = view(torch_contiguous(context_vec), SIZE(b, num_tokens, m->d_out));
     context_vec = linear_forward(&m->out_proj, merged);               // optional projection
     if (m->act) m->act->context = merged;
     else tensor_free(merged);
-    RECORD(&m->rec, m->name, keys);
-    RECORD(&m->rec, m->name, queries);
-    RECORD(&m->rec, m->name, values);
-    RECORD(&m->rec, m->name, attn_scores);
-    RECORD(&m->rec, m->name, attn_weights);
     RECORD(&m->rec, m->name, context_vec);
     return context_vec;
 }

@@ -11,12 +11,14 @@
 // one adds the bias: the additions happen in exactly netlib's order.
 #include "fast_kernels.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "fast_kernels_isa.h"
 #include "kernels.h"
 
@@ -583,3 +585,120 @@ static void swap_axes12(float *out, const float *x, int B, int P, int Q, int D) 
 void fast_split_heads(float *out, const float *x, int B, int T, int H, int D) { swap_axes12(out, x, B, T, H, D); }
 
 void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D) { swap_axes12(out, x, B, H, T, D); }
+
+// ---------------------------------------------------------------------------
+// fused causal attention: a block of query rows at a time, never T x T
+// ---------------------------------------------------------------------------
+// Each output row depends only on its own row of scores, so the rows can be
+// computed a block at a time with every step in the composed ops' order:
+//   s = q_rows @ k^T        (each from +0, k ascending: the bmm's order)
+//   s[j > i] = -inf         (masked_fill_; never computed, since it is replaced)
+//   w = softmax(s / scale)  (div_scalar, then the softmax row of the path)
+//   w = w * noise           (dropout's factor, when there is one)
+//   out = w @ v             (each from +0, j ascending)
+// The last product may stop at the block's last unmasked key. Past it each
+// w is exp(-inf - max) / sum = 0, unless the row's max is -inf or NaN, and
+// then every w of the row is NaN and so is its output either way. So where
+// every skipped v is finite, each skipped term is w * v = +-0 and leaves the
+// sum's bits alone (a sum from +0 is never -0); where one is not (0 * inf =
+// NaN), the block runs over all T keys, as the composed ops do.
+enum { ATTN_BLOCK_ROWS = 64 };
+
+typedef struct {
+    const FastIsa *isa;
+    float *out;                // (batch, T, D)
+    const float *q, *k, *v;    // (batch, T, D)
+    const float *noise;        // (batch, T, T) or NULL
+    int T, D, causal;
+    float scale;
+    long blocks_per_matrix;
+    float *buffers;            // every thread's scratch, one block
+    long buffer_floats;        // floats per thread
+    long pack_floats;          // of which the packing buffers (pa, pb, tile)
+} Attention;
+
+// out (M, N) = a (M, K) @ b (K, N), or @ b^T for b (N, K) when b_wt: the
+// matmul's single-thread work item, on the path's tiles or the scalar kernels
+static void gemm_block(const FastIsa *isa, PackBuffers *buf, float *out, const float *a, const float *b, int M,
+                       int K, int N, int b_wt) {
+    if (M <= 0 || N <= 0) return;
+    if (!isa || K <= 0) {
+        if (b_wt) matmul_wt_bias(out, a, b, NULL, M, K, N);
+        else matmul(out, a, b, M, K, N);
+        return;
+    }
+    const Gemm g = {isa, out, a, b, NULL, 1, M, K, N, b_wt, isa->mr, 1, NULL, 0, NULL};
+    gemm_rows_fast(&g, buf, 0, 0, M);
+}
+
+static int all_finite(const float *x, long n) {
+    for (long i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+static void attention_items(void *ctx, int thread, long begin, long end) {
+    const Attention *at = ctx;
+    const FastIsa *isa = at->isa;
+    const long T = at->T, D = at->D;
+    float *scratch = at->buffers + thread * at->buffer_floats;
+    PackBuffers buf = {NULL, NULL, NULL, NULL};
+    if (isa) {
+        long size[3], size2[3];
+        pack_sizes(isa, (int)D, (int)T, size);   // the scores: K = D, N = T
+        pack_sizes(isa, (int)T, (int)D, size2);  // the context: K = T, N = D
+        buf.pa = scratch;
+        buf.pb = buf.pa + (size[0] > size2[0] ? size[0] : size2[0]);
+        buf.tile = buf.pb + (size[1] > size2[1] ? size[1] : size2[1]);
+    }
+    float *s = scratch + at->pack_floats, *w = s + ATTN_BLOCK_ROWS * T;  // (rows, T) each
+    for (long item = begin; item < end; item++) {
+        const long p = item / at->blocks_per_matrix;
+        const long i0 = item % at->blocks_per_matrix * ATTN_BLOCK_ROWS, i1 = min_l(T, i0 + ATTN_BLOCK_ROWS);
+        const long rows = i1 - i0, keys = at->causal ? i1 : T;  // the keys any row of the block sees
+        const float *k = at->k + p * T * D, *v = at->v + p * T * D;
+        // s (rows, keys), then spread to rows T apart, last row first (in place)
+        gemm_block(isa, &buf, s, at->q + (p * T + i0) * D, k, (int)rows, (int)D, (int)keys, 1);
+        for (long r = rows - 1; r >= 0; r--) {
+            float *s_row = s + r * T;
+            memmove(s_row, s + r * keys, (size_t)keys * sizeof(float));
+            const long first_masked = at->causal ? i0 + r + 1 : T;
+            for (long j = first_masked; j < T; j++) s_row[j] = -INFINITY;
+        }
+        const int stop_early = keys < T && all_finite(v + keys * D, (T - keys) * D);
+        for (long r = 0; r < rows; r++) {
+            float *s_row = s + r * T, *w_row = w + r * T;
+            div_scalar(s_row, s_row, at->scale, T);
+            if (isa && T >= 8) isa->softmax_row(w_row, s_row, (int)T);
+            else softmax_row(w_row, s_row, (int)T);
+            if (at->noise) mul_elementwise(w_row, w_row, at->noise + (p * T + i0 + r) * T, T);
+        }
+        // out rows = w (rows, n) @ v (n, D), n = the keys or all T
+        const long n = stop_early ? keys : T;
+        if (n < T)
+            for (long r = 1; r < rows; r++) memmove(w + r * n, w + r * T, (size_t)n * sizeof(float));
+        gemm_block(isa, &buf, at->out + (p * T + i0) * D, w, v, (int)rows, (int)n, (int)D, 0);
+    }
+}
+
+void fast_attention(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
+                    int T, int D, float scale, int causal) {
+    if (batch <= 0 || T <= 0 || D <= 0) return;
+    Attention at = {active_isa(), out, q, k, v, noise, T, D, causal != 0, scale, 0, NULL, 0, 0};
+    at.blocks_per_matrix = (T + ATTN_BLOCK_ROWS - 1) / ATTN_BLOCK_ROWS;
+    const long items = batch * at.blocks_per_matrix;
+    const double macs = 2.0 * batch * (double)T * T * D;
+    const int threads = plan_threads(items, macs, GEMM_THREAD_MIN_MACS);
+    if (at.isa) {
+        long size[3], size2[3];
+        pack_sizes(at.isa, D, T, size);
+        pack_sizes(at.isa, T, D, size2);
+        for (int i = 0; i < 3; i++) at.pack_floats += size[i] > size2[i] ? size[i] : size2[i];
+    }
+    at.buffer_floats = round_up(at.pack_floats + 2L * ATTN_BLOCK_ROWS * T, 16);
+    at.buffers = alloc_floats(threads * at.buffer_floats);
+    if (!at.buffers)
+        die(EXIT_BAD_INPUT, "out of memory: attention's scratch of %ld bytes", threads * at.buffer_floats * 4);
+    run_threads(threads, items, attention_items, &at);
+    free(at.buffers);
+}

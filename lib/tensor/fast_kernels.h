@@ -38,6 +38,14 @@ void fast_exp(float *out, const float *x, long n);
 // noise = (u < keep ? 1.0f : 0.0f) / (float)keep. g ends as after n calls of
 // torch_random64.
 void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g);
+// out (batch, T, D): causal (or full) attention of each item, a block of
+// query rows at a time, never a (T, T) tensor: the bits of
+//   s = q @ k^T; s[j > i] = -inf (if causal); w = softmax(s / scale, dim=-1);
+//   w = w * noise (if noise); out = w @ v
+// composed from the kernels above. q, k, v (batch, T, D); noise (batch, T, T)
+// or NULL (dropout's factor, drawn beforehand).
+void fast_attention(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
+                    int T, int D, float scale, int causal);
 // out (N, M) = a (M, N) transposed: transpose()
 void fast_transpose(float *out, const float *a, int M, int N);
 // out (B, H, T, D) = x (B, T, H, D) with axes 1 and 2 swapped (the heads split)

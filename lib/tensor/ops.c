@@ -407,3 +407,15 @@ bool torch_equal(Tensor a, Tensor b) {
         if (!(a.data[i] == b.data[i])) return false;
     return true;
 }
+
+// --- attention, fused ------------------------------------------------------------------
+
+Tensor fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale) {
+    if (q.ndim < 2 || !size_equal(shape(q), shape(k)) || !size_equal(shape(q), shape(v))) mismatch("attention", q, k);
+    const int T = q.shape[q.ndim - 2], D = q.shape[q.ndim - 1];
+    const long batch = T && D ? numel(q) / ((long)T * D) : 0;
+    if (noise.data && numel(noise) != batch * T * T) mismatch("attention's dropout", q, noise);
+    Tensor out = tensor_empty(shape(q));
+    fast_attention(out.data, q.data, k.data, v.data, noise.data, batch, T, D, (float)scale, causal);
+    return track(out, "UnsafeViewBackward0", q, v);
+}

@@ -1,0 +1,91 @@
+// test_fused_attention.c: CausalAttention and MultiHeadAttention give the
+// same bits whether their forward makes every (T, T) tensor (the path a
+// recorder or a backward needs, which the fixtures check against PyTorch) or
+// fuses passes 3-5 a block of rows at a time (the path of a chapter run
+// without --dump: ops.h, fused_attention).
+//
+// Each case makes the module twice from the same torch.manual_seed, once
+// with a recorder (the composed ops) and once without (fused), runs both
+// forwards on the same input, in training mode (dropout draws its mask)
+// and in eval mode, with 1 and 2 threads, and compares every value of the
+// output as uint32 bits (any NaN equals any NaN).
+#include <stdio.h>
+#include <string.h>
+
+#include "causal_attention.h"
+#include "fast_kernels.h"
+#include "init.h"
+#include "multihead_attention.h"
+#include "param_source.h"
+#include "torch_generator.h"
+
+static int failures, compared;
+
+static void ignore(void *ctx, const char *name, Tensor t) { (void)ctx, (void)name, (void)t; }
+
+static void compare(const char *what, Tensor got, Tensor want) {
+    for (long i = 0; i < numel(want); i++) {
+        uint32_t g, w;
+        memcpy(&g, &got.data[i], 4), memcpy(&w, &want.data[i], 4);
+        if (g == w || (got.data[i] != got.data[i] && want.data[i] != want.data[i])) continue;
+        printf("FAIL %s: index %ld: fused 0x%08x, composed 0x%08x\n", what, i, g, w);
+        failures++;
+        return;
+    }
+    compared += (int)numel(want);
+}
+
+typedef struct {
+    const char *name;
+    int batch, tokens, d_in, d_out, context_length, heads;  // heads 0: CausalAttention
+    double dropout;
+} Case;
+
+// The module made from seed 123 (parameters, then the input, then
+// forward's dropout mask): its output, with or without a recorder.
+static Tensor run(const Case *c, int training, int recorded) {
+    TorchGenerator g;
+    torch_manual_seed(&g, 123);
+    RandomSource rs = torch_generator_source(&g);
+    const ParamSource ps = param_source_random(&rs);
+    const Recorder rec = {recorded ? ignore : NULL, NULL};
+    Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
+    rand_fill(x.data, numel(x), &rs);
+    if (c->heads == 0) {
+        CausalAttention m = causal_attention_new(&ps, &rec, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
+                                                 false);
+        if (!training) causal_attention_eval(&m);
+        return causal_attention_forward(&m, x);
+    }
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
+                                                   c->heads, true);
+    if (!training) multihead_attention_eval(&m);
+    return multihead_attention_forward(&m, x);
+}
+
+int main(void) {
+    static const Case cases[] = {
+        {"the book's CausalAttention", 2, 6, 3, 2, 6, 0, 0.0},
+        {"the book's CausalAttention, dropout 0.5", 2, 6, 3, 2, 6, 0, 0.5},
+        {"the book's MultiHeadAttention", 2, 6, 3, 2, 6, 2, 0.0},
+        {"three blocks of rows, 4 heads, dropout 0.1", 2, 150, 32, 64, 160, 4, 0.1},
+        {"dropout 1.0", 1, 70, 8, 16, 70, 2, 1.0},
+        {"five blocks of rows, 12 heads", 1, 300, 64, 192, 1024, 12, 0.1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int threads = 1; threads <= 2; threads++) {
+            fast_kernels_set_threads(threads);
+            for (int training = 1; training >= 0; training--) {
+                char what[160];
+                snprintf(what, sizeof what, "%s, %s, %d thread%s", cases[i].name, training ? "training" : "eval",
+                         threads, threads > 1 ? "s" : "");
+                const Tensor want = run(&cases[i], training, 1), got = run(&cases[i], training, 0);
+                compare(what, got, want);
+                tensor_release_all();
+            }
+        }
+    }
+    printf("%s: %d values compared, %d difference%s\n", failures ? "FAIL" : "ok", compared, failures,
+           failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
