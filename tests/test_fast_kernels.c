@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backward_kernels.h"
 #include "fast_kernels.h"
 #include "kernels.h"
 #include "harness.h"
@@ -582,6 +583,87 @@ static void test_attention(void) {
 }
 
 // ---------------------------------------------------------------------------
+// backward: the products, the softmax's rows, attention (backward_kernels.h)
+// ---------------------------------------------------------------------------
+static Tally t_matmul_at = {"matmul_at", {0}, {0}, {0}}, t_softmax_bw = {"softmax_backward", {0}, {0}, {0}},
+             t_attention_bw = {"attention_backward", {0}, {0}, {0}};
+
+static void matmul_at_case(int M, int K, int N) {
+    float *a = new_floats((long)M * K), *b = new_floats((long)M * N), *want = new_floats((long)K * N),
+          *got = new_floats((long)K * N);
+    fill(a, (long)M * K, 20, M % 5 == 0);
+    fill(b, (long)M * N, 20, 0);
+    matmul_backward_b(want, a, b, M, K, N);
+    snprintf(case_name, sizeof case_name, "a^T @ b: M=%d K=%d N=%d", M, K, N);
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_matmul_at(got, a, b, M, K, N);
+        compare(&t_matmul_at, r, got, want, (long)K * N);
+    }
+    free(a), free(b), free(want), free(got);
+}
+
+static void softmax_backward_case(long rows, int n) {
+    float *dy = new_floats(rows * n), *y = new_floats(rows * n), *want = new_floats(rows * n),
+          *got = new_floats(rows * n);
+    fill(dy, rows * n, 20, n % 3 == 0);
+    for (long i = 0; i < rows; i++) softmax_pattern(y + i * n, n, (int)(i % 10), (int)i);
+    softmax_rows(y, y, rows, n);  // a softmax's output, with its zeros and NaN rows
+    softmax_rows_backward(want, dy, y, rows, n);
+    snprintf(case_name, sizeof case_name, "softmax backward: %ld rows of n=%d", rows, n);
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_softmax_rows_backward(got, dy, y, rows, n);
+        compare(&t_softmax_bw, r, got, want, rows * n);
+    }
+    free(dy), free(y), free(want), free(got);
+}
+
+// softmax_dim: -1, 1 or 0, as attention_backward takes it
+static void attention_backward_case(int batch, int T, int D, int causal, int dropout, int softmax_dim) {
+    const long n = (long)batch * T * D, nn = (long)batch * T * T;
+    float *q = new_floats(n), *k = new_floats(n), *v = new_floats(n), *dctx = new_floats(n), *w = new_floats(nn);
+    float *noise = dropout ? new_floats(nn) : NULL, *want = new_floats(3 * n), *got = new_floats(3 * n);
+    fill(q, n, 50, 0), fill(k, n, 50, 0), fill(v, n, 50, 0), fill(dctx, n, 50, 0);
+    for (long i = 0; i < nn; i++) w[i] = uniform(0.0f, 1.0f);
+    if (causal)
+        for (long i = 0; i < nn; i++) w[i] = i % T > i / T % T ? 0.0f : w[i];
+    for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
+    const float scale = sqrtf((float)D);
+    attention_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
+                       softmax_dim);
+    snprintf(case_name, sizeof case_name, "attention backward: batch=%d T=%d D=%d%s%s, softmax dim %d", batch, T, D,
+             causal ? " causal" : "", dropout ? " dropout" : "", softmax_dim);
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_attention_backward(got, got + n, got + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
+                                softmax_dim);
+        compare(&t_attention_bw, r, got, want, 3 * n);
+    }
+    free(q), free(k), free(v), free(dctx), free(w), free(noise), free(want), free(got);
+}
+
+static void test_backward(void) {
+    for (int i = 0; i < 60; i++) sweep(4), matmul_at_case(rand_int(1, 70), rand_int(1, 70), rand_int(1, 70));
+    for (int n = 1; n <= 40; n++) sweep(2), softmax_backward_case(rand_int(1, 12), n);
+    for (int i = 0; i < 30; i++)
+        sweep(2), attention_backward_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2,
+                                          i % 5 == 4 ? i % 2 : -1);
+    sweep(0);
+    matmul_at_case(1024, 96, 64);  // dW of a Linear: the rows are the contraction
+    matmul_at_case(300, 257, 33);
+    softmax_backward_case(20, 1024);
+    attention_backward_case(12, 64, 64, 1, 0, -1);
+    attention_backward_case(2, 130, 16, 1, 1, -1);
+    report(&t_matmul_at);
+    report(&t_softmax_bw);
+    report(&t_attention_bw);
+}
+
+// ---------------------------------------------------------------------------
 // LITATTN_KERNELS: this program run again with each value prints its path
 // ---------------------------------------------------------------------------
 static void test_environment(const char *self, int best) {
@@ -638,7 +720,7 @@ int main(int argc, char **argv) {
         }
     }
     void (*const sections[])(void) = {test_matmul, test_softmax, test_sum, test_exp, test_dropout, test_layout,
-                                               test_attention};
+                                               test_attention, test_backward};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         const clock_t t = clock();
         sections[i]();

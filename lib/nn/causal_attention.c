@@ -12,6 +12,7 @@
 
 #include "backward_kernels.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "ops.h"
 
 CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
@@ -105,7 +106,7 @@ void causal_attention_backward_into(const CausalAttention *m, Tensor dout, Causa
     const Size s = SIZE(b, T, d_out);
     Tensor dq = tensor_empty(s), dk = tensor_empty(s), dv = tensor_empty(s);
     // 5-2.
-    attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
+    fast_attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
                        act->attn_weights.data, act->noise.data, b, T, d_out,
                        (float)pow((double)d_out, 0.5), true, m->softmax_dim);
     // 1.

@@ -79,7 +79,7 @@ void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor
     const long rows = numel(x) / in;
     if (numel(dy) != rows * out) die(EXIT_BAD_INPUT, "%s: backward: the gradient does not have the output's size", l->name);
     g->weight = tensor_empty(shape(l->weight));
-    linear_backward_w(g->weight.data, dy.data, x.data, rows, in, out);
+    fast_matmul_at(g->weight.data, dy.data, x.data, (int)rows, out, in);  // linear_backward_w
     g->bias = (Tensor){0};
     if (l->bias.data) {
         g->bias = tensor_empty(shape(l->bias));
@@ -88,10 +88,10 @@ void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor
     if (!dx) return;
     if (!dx->data) {
         *dx = tensor_empty(shape(x));
-        linear_backward_x(dx->data, dy.data, l->weight.data, rows, in, out);
+        fast_matmul(dx->data, dy.data, l->weight.data, (int)rows, out, in);  // linear_backward_x
     } else {
         Tensor part = tensor_empty(shape(x));
-        linear_backward_x(part.data, dy.data, l->weight.data, rows, in, out);
+        fast_matmul(part.data, dy.data, l->weight.data, (int)rows, out, in);
         accumulate_grad(dx->data, part.data, rows * in);
         tensor_free(part);
     }

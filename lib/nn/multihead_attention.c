@@ -14,6 +14,7 @@
 
 #include "backward_kernels.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "ops.h"
 
 MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
@@ -183,7 +184,7 @@ MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m
     heads_split(dctx_h.data, dcontext.data, b, T, h, hd);
     // 4-3.
     Tensor dq_h = tensor_empty(heads), dk_h = tensor_empty(heads), dv_h = tensor_empty(heads);
-    attention_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
+    fast_attention_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
                        act->values.data, act->attn_weights.data, act->noise.data, (long)b * h, T, hd,
                        (float)pow((double)hd, 0.5), true, -1);
     // 2.

@@ -13,6 +13,7 @@
 
 #include "backward_kernels.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "ops.h"
 
 // keys.shape[-1]**0.5: Python's float power of an int, a double; the
@@ -102,7 +103,7 @@ static const AttentionActivations *kept(const AttentionActivations *act, const c
 // are 2-D, so softmax over dim 1 is the last dim either way.
 static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor dq, Tensor dk, Tensor dv, int T,
                             int d_out) {
-    attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
+    fast_attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
                        act->attn_weights.data, NULL, 1, T, d_out, (float)sqrt_d_k(act->keys), false, -1);
 }
 
@@ -124,8 +125,8 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
     Tensor part = tensor_empty(SIZE(T, d_in));
     for (int i = 0; i < 3; i++) {
         *dW[i] = tensor_empty(SIZE(d_in, d_out));
-        matmul_backward_b(dW[i]->data, act->x.data, d[i].data, T, d_in, d_out);
-        matmul_backward_a(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, T, d_in, d_out);
+        fast_matmul_at(dW[i]->data, act->x.data, d[i].data, T, d_in, d_out);  // matmul_backward_b
+        fast_matmul_wt_bias(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, NULL, T, d_out, d_in);  // matmul_backward_a
         if (i > 0) accumulate_grad(g.x.data, part.data, (long)T * d_in);
     }
     tensor_free(part);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backward_kernels.h"
 #include "error.h"
 #include "fast_kernels_isa.h"
 #include "kernels.h"
@@ -701,4 +702,87 @@ void fast_attention(float *out, const float *q, const float *k, const float *v, 
         die(EXIT_BAD_INPUT, "out of memory: attention's scratch of %ld bytes", threads * at.buffer_floats * 4);
     run_threads(threads, items, attention_items, &at);
     free(at.buffers);
+}
+
+// ---------------------------------------------------------------------------
+// backward: the products of backward_kernels.h as the matmul above, the
+// softmax's backward row by row; every order of operations the reference's
+// ---------------------------------------------------------------------------
+
+void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N) {
+    // out[k][n] = +0 + sum_m a[m][k] * b[m][n], m ascending: a^T copied
+    // (no arithmetic), then the matmul, whose sums run in the same order
+    float *a_t = alloc_floats((long)K * M);
+    if (!a_t) {
+        matmul_backward_b(out, a, b, M, K, N);
+        return;
+    }
+    fast_transpose(a_t, a, M, K);
+    gemm(out, a_t, b, NULL, 1, K, M, N, 0);
+    free(a_t);
+}
+
+typedef struct {
+    const FastIsa *isa;
+    float *dx;
+    const float *dy, *y;
+    int n;
+} SoftmaxBackwardJob;
+
+static void softmax_backward_items(void *ctx, int thread, long begin, long end) {
+    (void)thread;
+    const SoftmaxBackwardJob *j = ctx;
+    for (long i = begin; i < end; i++) {
+        const long o = i * j->n;
+        if (j->isa && j->n >= 8) ISA_FN(j->isa, softmax_backward_row)(j->dx + o, j->dy + o, j->y + o, j->n);
+        else softmax_rows_backward(j->dx + o, j->dy + o, j->y + o, 1, j->n);
+    }
+}
+
+void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
+    if (n <= 0) return;
+    SoftmaxBackwardJob j = {active_isa(), dx, dy, y, n};
+    parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_backward_items, &j);
+}
+
+// (batch, T, T): every matrix transposed
+static void transpose_each(float *out, const float *a, long batch, int T) {
+    for (long i = 0; i < batch; i++) fast_transpose(out + i * T * T, a + i * T * T, T, T);
+}
+
+// attention_backward (backward_kernels.c), its passes in the same order,
+// the products on the fast matmul, the softmax's backward on the fast rows
+void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                             const float *v, const float *w, const float *noise, long batch, int T, int hd,
+                             float scale, bool causal, int softmax_dim) {
+    const long n = batch * T * T;
+    float *dw = alloc_floats(n), *dz = alloc_floats(n), *dropped = noise ? alloc_floats(n) : NULL;
+    if (!dw || !dz || (noise && !dropped)) {
+        free(dw), free(dz), free(dropped);
+        attention_backward(dq, dk, dv, dctx, q, k, v, w, noise, batch, T, hd, scale, causal, softmax_dim);
+        return;
+    }
+    const float *wd = w;
+    if (noise) {
+        mul_elementwise(dropped, w, noise, n);
+        wd = dropped;
+    }
+    // 5. d_dropped = dctx @ v^T; dv = dropped^T @ dctx (dz holds dropped^T)
+    fast_bmm_wt(dw, dctx, v, batch, T, hd, T);
+    transpose_each(dz, wd, batch, T);
+    fast_bmm(dv, dz, dctx, batch, T, T, hd);
+    // 4.
+    if (noise) dropout_backward(dw, dw, noise, n);
+    // 3.
+    if (softmax_dim == -1 || softmax_dim == 2) fast_softmax_rows_backward(dz, dw, w, batch * T, T);
+    else if (softmax_dim == 1) softmax_dim_backward(dz, dw, w, batch, T, T);
+    else softmax_dim_backward(dz, dw, w, 1, (int)batch, (long)T * T);
+    // 2.
+    div_scalar_backward(dz, dz, scale, n);
+    if (causal) masked_fill_causal_backward(dz, batch, T);
+    // 1. dq = dscores @ k; dk = dscores^T @ q (dw holds dscores^T)
+    fast_bmm(dq, dz, k, batch, T, T, hd);
+    transpose_each(dw, dz, batch, T);
+    fast_bmm(dk, dw, q, batch, T, T, hd);
+    free(dw), free(dz), free(dropped);
 }

@@ -17,6 +17,8 @@
 #ifndef LITATTN_FAST_KERNELS_H
 #define LITATTN_FAST_KERNELS_H
 
+#include <stdbool.h>
+
 #include "torch_generator.h"
 
 // out (M, N) = a (M, K) @ b (K, N): matmul()
@@ -52,6 +54,16 @@ void fast_transpose(float *out, const float *a, int M, int N);
 void fast_split_heads(float *out, const float *x, int B, int T, int H, int D);
 // out (B, T, H, D) = x (B, H, T, D) with axes 1 and 2 swapped (the heads merged)
 void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D);
+
+// --- backward (backward_kernels.h, the same bits) ---
+// out (K, N) = a (M, K)^T @ b (M, N): matmul_backward_b, linear_backward_w
+void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N);
+// dx (rows, n) from dy, y (rows, n): softmax_rows_backward
+void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n);
+// attention_backward, its arguments and bits
+void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                             const float *v, const float *w, const float *noise, long batch, int T, int hd,
+                             float scale, bool causal, int softmax_dim);
 
 // The active path: 0 = scalar (kernels.h), 1 = AVX2, 2 = AVX-512.
 enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2 };

@@ -176,6 +176,29 @@ static void softmax_row_avx2(float *out, const float *x, int n) {
     if (t > 0) _mm256_maskstore_ps(out + d, tail, _mm256_mul_ps(_mm256_maskload_ps(out + d, tail), inv));
 }
 
+// dy, y (n,), n >= 8 -> dx (n,): softmax_rows_backward's row
+// (backward_kernels.c). s: lane l starts at dy_l * y_l, every further
+// element of the lane (the tail's first lanes only) is fmaf(dy, y, acc_l),
+// as torch's contracted AVX2 loop does; then the tree. dx = (dy - s) * y,
+// two roundings.
+static void softmax_backward_row_avx2(float *dx, const float *dy, const float *y, int n) {
+    __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(dy), _mm256_loadu_ps(y));
+    int d = LANES;
+    for (; d + LANES <= n; d += LANES) acc = _mm256_fmadd_ps(_mm256_loadu_ps(dy + d), _mm256_loadu_ps(y + d), acc);
+    const int t = n - d;
+    const __m256i tail = first_lanes(t);
+    if (t > 0) {
+        const __m256 f = _mm256_fmadd_ps(_mm256_maskload_ps(dy + d, tail), _mm256_maskload_ps(y + d, tail), acc);
+        acc = _mm256_blendv_ps(acc, f, _mm256_castsi256_ps(tail));
+    }
+    const __m256 s = _mm256_set1_ps(tree_add(acc));
+    for (d = 0; d + LANES <= n; d += LANES)
+        _mm256_storeu_ps(dx + d, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(dy + d), s), _mm256_loadu_ps(y + d)));
+    if (t > 0)
+        _mm256_maskstore_ps(dx + d, tail, _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(dy + d, tail), s),
+                                                        _mm256_maskload_ps(y + d, tail)));
+}
+
 // ---------------------------------------------------------------------------
 // row sum: torch's cascade_sum, vectorized_inner_sum, as torch vectorises it
 // ---------------------------------------------------------------------------
@@ -300,6 +323,7 @@ const FastIsa fast_isa_avx2 = {
     .nc = 1024,
     .gemm_tile = gemm_tile_6x16,
     .softmax_row = softmax_row_avx2,
+    .softmax_backward_row = softmax_backward_row_avx2,
     .sum_row = sum_row_avx2,
     .exp = exp_avx2,
     .dropout_block = dropout_block_avx2,

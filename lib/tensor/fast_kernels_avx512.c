@@ -280,6 +280,7 @@ const FastIsa fast_isa_avx512 = {
     .nc = 1024,
     .gemm_tile = gemm_tile_8x32,
     .softmax_row = softmax_row_avx512,
+    .softmax_backward_row = NULL,  // the AVX2 kernel: its 8 lanes are the order
     .sum_row = sum_row_avx512,
     .exp = exp_avx512,
     .dropout_block = dropout_block_avx512,

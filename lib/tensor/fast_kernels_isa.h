@@ -19,6 +19,9 @@ typedef struct {
                       const float *bias);
     // out (n,) = softmax_row(x (n,)), n >= 8
     void (*softmax_row)(float *out, const float *x, int n);
+    // dx (n,) = softmax_rows_backward of one row dy, y (n,), n >= 8
+    // (8 lanes on every path: the lanes are torch's AVX2 order)
+    void (*softmax_backward_row)(float *dx, const float *dy, const float *y, int n);
     // sum(x (n,)), n >= 8
     float (*sum_row)(const float *x, int n);
     // out (n,) = sleef_expf(x (n,))
