@@ -189,11 +189,11 @@ static float *alloc_floats(long n) {
 typedef struct {
     const FastIsa *isa;  // NULL: the scalar kernels of kernels.h
     float *out;          // (batch, M, N)
-    const float *a;      // (batch, M, K)
+    const float *a;      // (batch, M, K), or (batch, K, M) if a_t: the product reads a^T
     const float *b;      // (batch, K, N), or (batch, N, K) if b_wt
     const float *bias;   // (N) or NULL; only with batch 1
     long batch;
-    int M, K, N, b_wt;
+    int M, K, N, b_wt, a_t;
     int rows_per_item;   // rows of one work item
     long items_per_product;
     float *buffers;      // the packing buffers of every thread, one block
@@ -204,14 +204,15 @@ typedef struct {
 // Floats of one thread's pa, pb and tile, each rounded up to 64 bytes.
 static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
     const long kc = min_l(isa->kc, K);
-    size[0] = round_up((long)isa->mr * kc, 16);
+    size[0] = round_up(round_up(isa->mc, isa->mr) * kc, 16);  // a whole (mc, kc) block of a^T, or an edge
     size[1] = round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16);
     size[2] = round_up((long)isa->mr * isa->nr, 16);
 }
 
 // The packing buffers of one thread, carved from Gemm.buffers.
 typedef struct {
-    float *pa;              // (mr, kc): the bottom edge rows of a, zero-padded to mr rows
+    float *pa;              // (mr, kc): the bottom edge rows of a, zero-padded to mr rows; or with
+                            // a_t (mc rounded up to mr, kc): a block of rows of a^T, zero-padded
     float *pb;              // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
     float *tile;            // (mr, nr): an edge tile, computed whole then copied in part
     const float *bias_pad;  // Gemm.bias_pad
@@ -258,6 +259,23 @@ static void pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int hei
     }
 }
 
+// pa (rows rounded up to mr, kc), rows kc apart = rows [i, i+height) of
+// columns [pc, pc+kc) of the product's a^T, a stored (K, M); the rows past
+// height zero. By 8 x 8 register transposes, the ragged edges by element.
+static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
+    const long M = g->M, rows = round_up(height, mr);
+    int r = 0;
+    for (; r + 8 <= height; r += 8) {
+        int k = 0;
+        for (; k + 8 <= kc; k += 8)
+            ISA_FN(g->isa, transpose_8x8)(pa + (long)r * kc + k, kc, a + (long)(pc + k) * M + i + r, M);
+        for (; k < kc; k++)
+            for (int rr = r; rr < r + 8; rr++) pa[(long)rr * kc + k] = a[(long)(pc + k) * M + i + rr];
+    }
+    for (; r < rows; r++)
+        for (int k = 0; k < kc; k++) pa[(long)r * kc + k] = r < height ? a[(long)(pc + k) * M + i + r] : 0.0f;
+}
+
 // One register tile at c (height x width valid, rows ldc apart). A full tile
 // runs in place; an edge tile runs on the scratch tile (loaded from c unless
 // it is the first depth block) and only its valid part is copied back.
@@ -295,19 +313,20 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
             const int kc = (int)min_l(isa->kc, K - pc);
             const int first = pc == 0, last = pc + kc == K;
             pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
-            if (m_full < m1) pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
+            if (m_full < m1 && !g->a_t) pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
             for (int ic = m0; ic < m1; ic += isa->mc) {
                 const int mc = (int)min_l(isa->mc, m1 - ic);
+                if (g->a_t) pack_a_t(buf->pa, g, a, ic, mc, pc, kc, mr);
                 for (int jr = 0; jr < nc; jr += nr) {
                     const float *pb = buf->pb + (long)(jr / nr) * kc * nr;
                     const float *bias = last && buf->bias_pad ? buf->bias_pad + jc + jr : NULL;
                     const int width = (int)min_l(nr, nc - jr);
                     for (int ir = 0; ir < mc; ir += mr) {
                         const int i = ic + ir, edge = i >= m_full;
-                        const float *a_rows = edge ? buf->pa : a + (long)i * K + pc;
+                        const float *a_rows = g->a_t ? buf->pa + (long)ir * kc : edge ? buf->pa : a + (long)i * K + pc;
                         float *c = out + (long)i * N + jc + jr;
-                        run_tile(g, buf, c, N, (int)min_l(mr, m1 - i), width, a_rows, edge ? kc : K, pb, kc, first,
-                                 bias);
+                        run_tile(g, buf, c, N, (int)min_l(mr, m1 - i), width, a_rows, g->a_t || edge ? kc : K, pb, kc,
+                                 first, bias);
                     }
                 }
             }
@@ -320,8 +339,20 @@ static void gemm_rows_scalar(const Gemm *g, long p, int m0, int m1) {
     const long M = g->M, K = g->K, N = g->N;
     float *out_rows = g->out + p * M * N + m0 * N;
     const float *a_rows = g->a + p * M * K + m0 * K, *b = g->b + p * K * N;
-    if (g->b_wt) matmul_wt_bias(out_rows, a_rows, b, g->bias, m1 - m0, g->K, g->N);
-    else matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
+    if (g->a_t) {
+        // out[m][n] = +0 + sum_k a[k][m] * b[k][n], k ascending: matmul_backward_b's order
+        const float *a_t = g->a + p * M * K;
+        for (long m = m0; m < m1; m++)
+            for (long n = 0; n < N; n++) {
+                float s = 0.0f;
+                for (long k = 0; k < K; k++) s += a_t[k * M + m] * b[k * N + n];
+                out_rows[(m - m0) * N + n] = s;
+            }
+    } else if (g->b_wt) {
+        matmul_wt_bias(out_rows, a_rows, b, g->bias, m1 - m0, g->K, g->N);
+    } else {
+        matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
+    }
 }
 
 // Work items [begin, end) on thread `thread`: item i is rows [t r, (t+1) r)
@@ -348,7 +379,7 @@ static void gemm_items(void *ctx, int thread, long begin, long end) {
 }
 
 static void gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
-                 int b_wt) {
+                 int b_wt, int a_t) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const double macs = (double)M * K * N;
     const FastIsa *isa = K > 0 ? active_isa() : NULL;
@@ -356,7 +387,7 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
         const double padded = (double)round_up(M, isa->mr) * (double)round_up(N, isa->nr) * K;
         if (macs < GEMM_FAST_MIN_MACS || padded > GEMM_MAX_PADDING * macs) isa = NULL;
     }
-    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, isa ? isa->mr : 16, 0, NULL, 0, NULL};
+    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, a_t, isa ? isa->mr : 16, 0, NULL, 0, NULL};
     g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
     int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
     if (isa) {
@@ -382,19 +413,19 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
 }
 
 void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
-    gemm(out, a, b, NULL, 1, M, K, N, 0);
+    gemm(out, a, b, NULL, 1, M, K, N, 0, 0);
 }
 
 void fast_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N) {
-    gemm(out, x, w, bias, 1, M, K, N, 1);
+    gemm(out, x, w, bias, 1, M, K, N, 1, 0);
 }
 
 void fast_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    gemm(out, a, b, NULL, batch, M, K, N, 0);
+    gemm(out, a, b, NULL, batch, M, K, N, 0, 0);
 }
 
 void fast_bmm_wt(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    gemm(out, a, b, NULL, batch, M, K, N, 1);
+    gemm(out, a, b, NULL, batch, M, K, N, 1, 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -628,7 +659,7 @@ static void gemm_block(const FastIsa *isa, PackBuffers *buf, float *out, const f
         else matmul(out, a, b, M, K, N);
         return;
     }
-    const Gemm g = {isa, out, a, b, NULL, 1, M, K, N, b_wt, isa->mr, 1, NULL, 0, NULL};
+    const Gemm g = {isa, out, a, b, NULL, 1, M, K, N, b_wt, 0, isa->mr, 1, NULL, 0, NULL};
     gemm_rows_fast(&g, buf, 0, 0, M);
 }
 
@@ -710,16 +741,13 @@ void fast_attention(float *out, const float *q, const float *k, const float *v, 
 // ---------------------------------------------------------------------------
 
 void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N) {
-    // out[k][n] = +0 + sum_m a[m][k] * b[m][n], m ascending: a^T copied
-    // (no arithmetic), then the matmul, whose sums run in the same order
-    float *a_t = alloc_floats((long)K * M);
-    if (!a_t) {
-        matmul_backward_b(out, a, b, M, K, N);
-        return;
-    }
-    fast_transpose(a_t, a, M, K);
-    gemm(out, a_t, b, NULL, 1, K, M, N, 0);
-    free(a_t);
+    // out[k][n] = +0 + sum_m a[m][k] * b[m][n], m ascending: the matmul of
+    // a^T (K, M), packed from a as it is read
+    gemm(out, a, b, NULL, 1, K, M, N, 0, 1);
+}
+
+void fast_bmm_at(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm(out, a, b, NULL, batch, K, M, N, 0, 1);
 }
 
 typedef struct {
@@ -745,11 +773,6 @@ void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long
     parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_backward_items, &j);
 }
 
-// (batch, T, T): every matrix transposed
-static void transpose_each(float *out, const float *a, long batch, int T) {
-    for (long i = 0; i < batch; i++) fast_transpose(out + i * T * T, a + i * T * T, T, T);
-}
-
 // attention_backward (backward_kernels.c), its passes in the same order,
 // the products on the fast matmul, the softmax's backward on the fast rows
 void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
@@ -767,10 +790,9 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
         mul_elementwise(dropped, w, noise, n);
         wd = dropped;
     }
-    // 5. d_dropped = dctx @ v^T; dv = dropped^T @ dctx (dz holds dropped^T)
+    // 5. d_dropped = dctx @ v^T; dv = dropped^T @ dctx
     fast_bmm_wt(dw, dctx, v, batch, T, hd, T);
-    transpose_each(dz, wd, batch, T);
-    fast_bmm(dv, dz, dctx, batch, T, T, hd);
+    fast_bmm_at(dv, wd, dctx, batch, T, T, hd);
     // 4.
     if (noise) dropout_backward(dw, dw, noise, n);
     // 3.
@@ -780,9 +802,8 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
     // 2.
     div_scalar_backward(dz, dz, scale, n);
     if (causal) masked_fill_causal_backward(dz, batch, T);
-    // 1. dq = dscores @ k; dk = dscores^T @ q (dw holds dscores^T)
+    // 1. dq = dscores @ k; dk = dscores^T @ q
     fast_bmm(dq, dz, k, batch, T, T, hd);
-    transpose_each(dw, dz, batch, T);
-    fast_bmm(dk, dw, q, batch, T, T, hd);
+    fast_bmm_at(dk, dz, q, batch, T, T, hd);
     free(dw), free(dz), free(dropped);
 }

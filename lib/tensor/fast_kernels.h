@@ -58,6 +58,8 @@ void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D);
 // --- backward (backward_kernels.h, the same bits) ---
 // out (K, N) = a (M, K)^T @ b (M, N): matmul_backward_b, linear_backward_w
 void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N);
+// out (batch, K, N) = a (batch, M, K)^T @ b (batch, M, N), one product per item
+void fast_bmm_at(float *out, const float *a, const float *b, long batch, int M, int K, int N);
 // dx (rows, n) from dy, y (rows, n): softmax_rows_backward
 void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n);
 // attention_backward, its arguments and bits
