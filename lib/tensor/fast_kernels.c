@@ -22,6 +22,8 @@
 #include "error.h"
 #include "fast_kernels_isa.h"
 #include "kernels.h"
+#include "pages.h"
+#include "tensor.h"
 
 // ---------------------------------------------------------------------------
 // dispatch and thread count: the only global state
@@ -163,10 +165,10 @@ static void parallel_for(long n, double work, double min_work, RangeFn fn, void 
 static long min_l(long a, long b) { return a < b ? a : b; }
 static long round_up(long a, long b) { return (a + b - 1) / b * b; }
 
-// n floats, 64-byte aligned, or NULL
+// n floats, 64-byte aligned (on huge pages from 2 MiB: pages.h), or NULL;
+// given back with free()
 static float *alloc_floats(long n) {
-    size_t bytes = (size_t)round_up(n > 0 ? n : 1, 16) * sizeof(float);
-    return aligned_alloc(64, bytes);
+    return pages_alloc((size_t)round_up(n > 0 ? n : 1, 16) * sizeof(float));
 }
 
 // ---------------------------------------------------------------------------
@@ -778,13 +780,12 @@ void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long
 void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim) {
+    // (batch, T, T) temporaries from the tensor pool, which hands back the
+    // blocks the forward freed: memory already faulted in
     const long n = batch * T * T;
-    float *dw = alloc_floats(n), *dz = alloc_floats(n), *dropped = noise ? alloc_floats(n) : NULL;
-    if (!dw || !dz || (noise && !dropped)) {
-        free(dw), free(dz), free(dropped);
-        attention_backward(dq, dk, dv, dctx, q, k, v, w, noise, batch, T, hd, scale, causal, softmax_dim);
-        return;
-    }
+    Tensor dw_t = tensor_empty(SIZE((int)n)), dz_t = tensor_empty(SIZE((int)n));
+    Tensor dropped_t = noise ? tensor_empty(SIZE((int)n)) : (Tensor){0};
+    float *dw = dw_t.data, *dz = dz_t.data, *dropped = dropped_t.data;
     const float *wd = w;
     if (noise) {
         mul_elementwise(dropped, w, noise, n);
@@ -805,5 +806,6 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
     // 1. dq = dscores @ k; dk = dscores^T @ q
     fast_bmm(dq, dz, k, batch, T, T, hd);
     fast_bmm_at(dk, dz, q, batch, T, T, hd);
-    free(dw), free(dz), free(dropped);
+    tensor_free(dw_t), tensor_free(dz_t);
+    if (noise) tensor_free(dropped_t);
 }
