@@ -100,6 +100,51 @@ static double measure_ghz(void) {
     return best;
 }
 
+// The core's mul + add peak, measured: independent chains of vmulps and
+// vaddps (7 of each, enough to cover their latency on both pipes of each),
+// the instructions the exact kernels issue. GFLOP/s counting each lane of
+// each instruction as one flop; the fastest of 30 windows. zmm on AVX-512,
+// ymm on AVX2; 0 if the CPU lacks it.
+#define MULADD_ROUND(r)                                                                              \
+    "vmulps %%" r "14, %%" r "0, %%" r "0\n\tvmulps %%" r "14, %%" r "1, %%" r "1\n\t"           \
+    "vmulps %%" r "14, %%" r "2, %%" r "2\n\tvmulps %%" r "14, %%" r "3, %%" r "3\n\t"            \
+    "vmulps %%" r "14, %%" r "4, %%" r "4\n\tvmulps %%" r "14, %%" r "5, %%" r "5\n\t"            \
+    "vmulps %%" r "14, %%" r "6, %%" r "6\n\t"                                                   \
+    "vaddps %%" r "15, %%" r "7, %%" r "7\n\tvaddps %%" r "15, %%" r "8, %%" r "8\n\t"            \
+    "vaddps %%" r "15, %%" r "9, %%" r "9\n\tvaddps %%" r "15, %%" r "10, %%" r "10\n\t"          \
+    "vaddps %%" r "15, %%" r "11, %%" r "11\n\tvaddps %%" r "15, %%" r "12, %%" r "12\n\t"        \
+    "vaddps %%" r "15, %%" r "13, %%" r "13\n\t"
+#define MULADD_ZERO(r)                                                                               \
+    "vxorps %%" r "0, %%" r "0, %%" r "0\n\tvxorps %%" r "1, %%" r "1, %%" r "1\n\t"              \
+    "vxorps %%" r "2, %%" r "2, %%" r "2\n\tvxorps %%" r "3, %%" r "3, %%" r "3\n\t"              \
+    "vxorps %%" r "4, %%" r "4, %%" r "4\n\tvxorps %%" r "5, %%" r "5, %%" r "5\n\t"              \
+    "vxorps %%" r "6, %%" r "6, %%" r "6\n\tvxorps %%" r "7, %%" r "7, %%" r "7\n\t"              \
+    "vxorps %%" r "8, %%" r "8, %%" r "8\n\tvxorps %%" r "9, %%" r "9, %%" r "9\n\t"              \
+    "vxorps %%" r "10, %%" r "10, %%" r "10\n\tvxorps %%" r "11, %%" r "11, %%" r "11\n\t"        \
+    "vxorps %%" r "12, %%" r "12, %%" r "12\n\tvxorps %%" r "13, %%" r "13, %%" r "13\n\t"        \
+    "vxorps %%" r "14, %%" r "14, %%" r "14\n\tvxorps %%" r "15, %%" r "15, %%" r "15\n\t"
+#define MULADD_BLOCK(r) MULADD_ZERO(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) \
+    MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) "vzeroupper\n\t"
+#define MULADD_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
+    "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+static double measure_mul_add_peak(int avx512) {
+    __builtin_cpu_init();
+    if (avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) return 0;
+    const long passes = 20000;  // x 8 rounds x 14 instructions
+    double best = 0;
+    for (int rep = 0; rep < 30; rep++) {
+        const double t0 = now();
+        for (long i = 0; i < passes; i++) {
+            if (avx512) __asm__ volatile(MULADD_BLOCK("zmm")::: MULADD_CLOBBERS);
+            else __asm__ volatile(MULADD_BLOCK("ymm")::: MULADD_CLOBBERS);
+        }
+        const double gflops = (double)passes * 8 * 14 * (avx512 ? 16 : 8) / (now() - t0) * 1e-9;
+        if (gflops > best) best = gflops;
+    }
+    return best;
+}
+
 static double cpuinfo_mhz(void) {
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return 0;
@@ -123,7 +168,7 @@ typedef struct {
     TorchGenerator g;
 } Job;
 
-enum { MATMUL, LINEAR, BMM, BMM_WT, SOFTMAX, SUM, EXP, DROPOUT, SPLIT };
+enum { MATMUL, LINEAR, BMM, BMM_WT, MATMUL_AT, BMM_AT, SOFTMAX, SOFTMAX_BW, SUM, EXP, DROPOUT, SPLIT };
 
 static void run_job(void *p) {
     Job *j = p;
@@ -132,6 +177,10 @@ static void run_job(void *p) {
     case LINEAR: fast_matmul_wt_bias(j->out, j->a, j->b, j->bias, j->M, j->K, j->N); break;
     case BMM: fast_bmm(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
     case BMM_WT: fast_bmm_wt(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
+    // (M, K, N) of the product out = a^T @ b: a is stored (K, M)
+    case MATMUL_AT: fast_matmul_at(j->out, j->a, j->b, j->K, j->M, j->N); break;
+    case BMM_AT: fast_bmm_at(j->out, j->a, j->b, j->batch, j->K, j->M, j->N); break;
+    case SOFTMAX_BW: fast_softmax_rows_backward(j->out, j->a, j->b, j->batch * j->M, j->N); break;
     case SOFTMAX: fast_softmax_rows(j->out, j->a, j->batch * j->M, j->N); break;
     case SUM: fast_sum_rows(j->out, j->a, j->batch * j->M, j->N); break;
     case EXP: fast_exp(j->out, j->a, j->batch * j->M * j->N); break;
@@ -143,17 +192,19 @@ static void run_job(void *p) {
 // One table row: the figure for every path and thread count, also left in
 // fig[path][threads - 1] (0 where the path is missing).
 static void bench_row(Job *j, int best, double fig[3][2]) {
-    const int is_mm = j->what <= BMM_WT;
+    const int is_mm = j->what <= BMM_AT;
     const double elems = (double)j->batch * j->M * (is_mm ? j->N : j->N);
     const double flops = 2.0 * (double)j->batch * j->M * j->K * j->N;
     const long n_in = is_mm ? j->batch * j->M * j->K : j->batch * j->M * j->N;
-    const long n_b = j->what == BMM || j->what == BMM_WT ? j->batch * j->K * j->N : (long)j->K * j->N;
+    const long n_b = j->what == SOFTMAX_BW ? j->batch * j->M * j->N
+                   : j->what == BMM || j->what == BMM_WT || j->what == BMM_AT ? j->batch * j->K * j->N
+                                                                               : (long)j->K * j->N;
     j->a = new_floats(n_in > 0 ? n_in : 1);
-    j->b = new_floats(is_mm ? n_b : 1);
+    j->b = new_floats(is_mm || j->what == SOFTMAX_BW ? n_b : 1);
     j->bias = new_floats(j->N);
     j->out = new_floats(j->batch * j->M * j->N);
     fill_uniform(j->a, n_in, -4.0f, 4.0f);
-    if (is_mm) fill_uniform(j->b, n_b, -1.0f, 1.0f);
+    if (is_mm || j->what == SOFTMAX_BW) fill_uniform(j->b, n_b, is_mm ? -1.0f : 0.0f, 1.0f);
     fill_uniform(j->bias, j->N, -1.0f, 1.0f);
     torch_manual_seed(&j->g, 123);
     printf("%-15s %-29s %-8s", j->kernel, j->shape, is_mm ? "GFLOP/s" : "ns/elem");
@@ -198,11 +249,17 @@ static void bench_kernels(int best, double ghz) {
         {"exp", "(12,1024,1024)", EXP, 12, 1024, 0, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"dropout noise", "(12,1024,1024)", DROPOUT, 12, 1024, 0, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"split heads", "(1024,12,64)", SPLIT, 12, 1024, 0, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
+        // the backward's own shapes; dx = dy @ W is "matmul a@b" above, d(w) = dctx @ v.T is
+        // "bmm q@k.T" and dq = ds @ k is "bmm w@v"
+        {"bw dW=dy.T@x", "(1024,768).T @ (1024,768)", MATMUL_AT, 1, 768, 1024, 768, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
+        {"bw dv=w.T@dctx", "12 x (1024,1024).T @ (1024,64)", BMM_AT, 12, 1024, 1024, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
+        {"bw softmax", "(12,1024,1024)", SOFTMAX_BW, 12, 1024, 0, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
     };
-    double fig[3][2], mm[3][2] = {{0}};
+    double fig[3][2], mm[3][2] = {{0}}, products[sizeof jobs / sizeof jobs[0]] = {0};
     for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
         bench_row(&jobs[i], best, fig);
         if (i == 1) memcpy(mm, fig, sizeof mm);  // a @ b at GPT-2 size
+        products[i] = fig[best][0];               // the best path, one thread
     }
     const double ghz_after = measure_ghz();
     printf("\nclock measured again after the table: %.2f GHz", ghz_after);
@@ -212,6 +269,23 @@ static void bench_kernels(int best, double ghz) {
     if (mm[1][0] > 0) printf(" avx2 %.0f GFLOP/s = %.0f%% of %.0f;", mm[1][0], 100 * mm[1][0] / (32 * ghz), 32 * ghz);
     if (mm[2][0] > 0) printf(" avx512 %.0f GFLOP/s = %.0f%% of %.0f", mm[2][0], 100 * mm[2][0] / (64 * ghz), 64 * ghz);
     printf("\n");
+    // the backward's products against the measured mul + add peak of the best path
+    const double peak = measure_mul_add_peak(best == FAST_PATH_AVX512);
+    printf("\nmul + add peak measured (independent vmulps + vaddps chains, %s): %.0f GFLOP/s\n",
+           best == FAST_PATH_AVX512 ? "zmm" : "ymm", peak);
+    printf("backward products at Exercise 3.3's size, %s, 1 thread:\n", best == FAST_PATH_AVX512 ? "avx512" : "avx2");
+    static const struct {
+        int job;
+        const char *what;
+    } backward[] = {{1, "dx = dy @ W         (1024,768) @ (768,768)"},
+                    {15, "dW = dy.T @ x       (768,1024) @ (1024,768)"},
+                    {5, "dw = dctx @ v.T     12 x (1024,64) @ (64,1024)"},
+                    {16, "dv = w.T @ dctx     12 x (1024,1024) @ (1024,64)"},
+                    {7, "dq = ds @ k         12 x (1024,1024) @ (1024,64)"},
+                    {16, "dk = ds.T @ q       12 x (1024,1024) @ (1024,64)"}};
+    for (size_t i = 0; peak > 0 && i < sizeof backward / sizeof backward[0]; i++)
+        printf("  %-48s %7.1f GFLOP/s  %5.1f%% of the peak\n", backward[i].what, products[backward[i].job],
+               100 * products[backward[i].job] / peak);
 }
 
 // ---------------------------------------------------------------------------
