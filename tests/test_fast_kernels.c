@@ -622,7 +622,8 @@ static void softmax_backward_case(long rows, int n) {
 }
 
 // softmax_dim: -1, 1 or 0, as attention_backward takes it
-static void attention_backward_case(int batch, int T, int D, int causal, int dropout, int softmax_dim) {
+// odd: 0-3 an inf in q, k or dctx, or a NaN row of w (see below); 8 none; -1 drawn
+static void attention_backward_case(int batch, int T, int D, int causal, int dropout, int softmax_dim, int odd) {
     const long n = (long)batch * T * D, nn = (long)batch * T * T;
     float *q = new_floats(n), *k = new_floats(n), *v = new_floats(n), *dctx = new_floats(n), *w = new_floats(nn);
     float *noise = dropout ? new_floats(nn) : NULL, *want = new_floats(3 * n), *got = new_floats(3 * n);
@@ -630,12 +631,24 @@ static void attention_backward_case(int batch, int T, int D, int causal, int dro
     for (long i = 0; i < nn; i++) w[i] = uniform(0.0f, 1.0f);
     if (causal)
         for (long i = 0; i < nn; i++) w[i] = i % T > i / T % T ? 0.0f : w[i];
+    // every third case: one inf in q, k or dctx, or a NaN row of w, where
+    // the causal products must not skip the dead triangle
+    if (odd < 0) odd = causal && T > 1 ? rand_int(0, 8) : 8;
+    // q, dctx and w in row 1 of the first matrix (the rows of every later
+    // depth block may start after it), k in its last row (the rows of the
+    // first depth block may stop before it)
+    const long at = (odd == 1 ? T - 1L : 1L) * D + rand_int(0, D - 1);
+    if (odd == 0) q[at] = INFINITY;
+    if (odd == 1) k[at] = -INFINITY;
+    if (odd == 2) dctx[at] = INFINITY;
+    for (long j = 0; odd == 3 && j < T; j++) w[T + j] = NAN;  // row 1 of the first matrix
     for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
     const float scale = sqrtf((float)D);
     attention_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
                        softmax_dim);
-    snprintf(case_name, sizeof case_name, "attention backward: batch=%d T=%d D=%d%s%s, softmax dim %d", batch, T, D,
-             causal ? " causal" : "", dropout ? " dropout" : "", softmax_dim);
+    snprintf(case_name, sizeof case_name, "attention backward: batch=%d T=%d D=%d%s%s, softmax dim %d%s", batch, T,
+             D, causal ? " causal" : "", dropout ? " dropout" : "", softmax_dim,
+             (const char *[]){" (inf in q)", " (inf in k)", " (inf in dctx)", " (a NaN row of w)", "", "", "", "", ""}[odd]);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
@@ -651,13 +664,17 @@ static void test_backward(void) {
     for (int n = 1; n <= 40; n++) sweep(2), softmax_backward_case(rand_int(1, 12), n);
     for (int i = 0; i < 30; i++)
         sweep(2), attention_backward_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2,
-                                          i % 5 == 4 ? i % 2 : -1);
+                                          i % 5 == 4 ? i % 2 : -1, -1);
     sweep(0);
     matmul_at_case(1024, 96, 64);  // dW of a Linear: the rows are the contraction
     matmul_at_case(300, 257, 33);
     softmax_backward_case(20, 1024);
-    attention_backward_case(12, 64, 64, 1, 0, -1);
-    attention_backward_case(2, 130, 16, 1, 1, -1);
+    attention_backward_case(12, 64, 64, 1, 0, -1, 8);
+    attention_backward_case(2, 130, 16, 1, 1, -1, 8);
+    // depth blocks of 256 (and 192) on both sides of each row tile: the
+    // dead triangle skipped, and not where a value there is not finite
+    for (int odd = 0; odd <= 3; odd++) attention_backward_case(1, 520, 4, 1, 0, -1, odd);
+    attention_backward_case(1, 520, 24, 1, 1, -1, 8);
     report(&t_matmul_at);
     report(&t_softmax_bw);
     report(&t_attention_bw);

@@ -188,6 +188,15 @@ static float *alloc_floats(long n) {
 // Multiply-adds that pay for one more thread (~0.3 ms of one core's work).
 #define GEMM_THREAD_MIN_MACS (1 << 24)
 
+// Skipping the products with a's known zeros keeps every bit where b is
+// finite (the caller checks): a skipped term is 0 * b = +-0, and a sum from
+// +0 is never -0, so adding +-0 changes nothing, at the start or the end.
+enum {
+    GEMM_ZEROS_NONE = 0,
+    GEMM_ZEROS_ABOVE = 1,  // a[i][k] = 0 for k > i: row i's sum may stop after k = i
+    GEMM_ZEROS_BELOW = 2,  // a[i][k] = 0 for k < i: row i's sum may start at k = i
+};
+
 typedef struct {
     const FastIsa *isa;  // NULL: the scalar kernels of kernels.h
     float *out;          // (batch, M, N)
@@ -196,6 +205,7 @@ typedef struct {
     const float *bias;   // (N) or NULL; only with batch 1
     long batch;
     int M, K, N, b_wt, a_t;
+    int zeros;           // GEMM_ZEROS_*: where a (M = K) is known to hold +-0, the sums may skip it
     int rows_per_item;   // rows of one work item
     long items_per_product;
     float *buffers;      // the packing buffers of every thread, one block
@@ -313,7 +323,9 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
         const int nc = (int)min_l(isa->nc, N - jc);
         for (int pc = 0; pc < K; pc += isa->kc) {
             const int kc = (int)min_l(isa->kc, K - pc);
-            const int first = pc == 0, last = pc + kc == K;
+            const int last = pc + kc == K;
+            // (a depth block none of these rows needs: nothing to pack)
+            if ((g->zeros == GEMM_ZEROS_ABOVE && pc >= m1) || (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= m0)) continue;
             pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
             if (m_full < m1 && !g->a_t) pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
             for (int ic = m0; ic < m1; ic += isa->mc) {
@@ -324,11 +336,14 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
                     const float *bias = last && buf->bias_pad ? buf->bias_pad + jc + jr : NULL;
                     const int width = (int)min_l(nr, nc - jr);
                     for (int ir = 0; ir < mc; ir += mr) {
-                        const int i = ic + ir, edge = i >= m_full;
+                        const int i = ic + ir, edge = i >= m_full, height = (int)min_l(mr, m1 - i);
+                        // the depth blocks this tile's rows need, and the one it starts in
+                        if (g->zeros == GEMM_ZEROS_ABOVE && pc >= i + height) continue;
+                        if (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= i) continue;
+                        const int first = pc == (g->zeros == GEMM_ZEROS_BELOW ? i / isa->kc * isa->kc : 0);
                         const float *a_rows = g->a_t ? buf->pa + (long)ir * kc : edge ? buf->pa : a + (long)i * K + pc;
                         float *c = out + (long)i * N + jc + jr;
-                        run_tile(g, buf, c, N, (int)min_l(mr, m1 - i), width, a_rows, g->a_t || edge ? kc : K, pb, kc,
-                                 first, bias);
+                        run_tile(g, buf, c, N, height, width, a_rows, g->a_t || edge ? kc : K, pb, kc, first, bias);
                     }
                 }
             }
@@ -380,8 +395,8 @@ static void gemm_items(void *ctx, int thread, long begin, long end) {
     }
 }
 
-static void gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
-                 int b_wt, int a_t) {
+static void gemm_zeros(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K,
+                       int N, int b_wt, int a_t, int zeros) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const double macs = (double)M * K * N;
     const FastIsa *isa = K > 0 ? active_isa() : NULL;
@@ -389,7 +404,8 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
         const double padded = (double)round_up(M, isa->mr) * (double)round_up(N, isa->nr) * K;
         if (macs < GEMM_FAST_MIN_MACS || padded > GEMM_MAX_PADDING * macs) isa = NULL;
     }
-    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, a_t, isa ? isa->mr : 16, 0, NULL, 0, NULL};
+    Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, a_t, M == K ? zeros : 0, isa ? isa->mr : 16, 0, NULL, 0,
+              NULL};
     g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
     int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
     if (isa) {
@@ -412,6 +428,11 @@ static void gemm(float *out, const float *a, const float *b, const float *bias, 
     }
     run_threads(threads, batch * g.items_per_product, gemm_items, &g);
     free(g.buffers);
+}
+
+static void gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
+                 int b_wt, int a_t) {
+    gemm_zeros(out, a, b, bias, batch, M, K, N, b_wt, a_t, GEMM_ZEROS_NONE);
 }
 
 void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
@@ -661,7 +682,7 @@ static void gemm_block(const FastIsa *isa, PackBuffers *buf, float *out, const f
         else matmul(out, a, b, M, K, N);
         return;
     }
-    const Gemm g = {isa, out, a, b, NULL, 1, M, K, N, b_wt, 0, isa->mr, 1, NULL, 0, NULL};
+    const Gemm g = {isa, out, a, b, NULL, 1, M, K, N, b_wt, 0, 0, isa->mr, 1, NULL, 0, NULL};
     gemm_rows_fast(&g, buf, 0, 0, M);
 }
 
@@ -775,6 +796,15 @@ void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long
     parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_backward_items, &j);
 }
 
+// Whether every matrix of w (batch, T, T) is 0 above its diagonal
+static int zero_above(const float *w, long batch, int T) {
+    for (long p = 0; p < batch; p++)
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T; j++)
+                if (w[(p * T + i) * T + j] != 0.0f) return 0;
+    return 1;
+}
+
 // attention_backward (backward_kernels.c), its passes in the same order,
 // the products on the fast matmul, the softmax's backward on the fast rows
 void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
@@ -791,9 +821,16 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
         mul_elementwise(dropped, w, noise, n);
         wd = dropped;
     }
+    // Causal: above the diagonal the weights are 0 (unless a row is NaN)
+    // and the scores' gradients +0 (masked_fill's backward writes them), so
+    // three products may skip the dead triangle where the other operand is
+    // finite (gemm_zeros); d_dropped is needed whole (softmax's backward sums
+    // over the row).
+    const int dead = causal && T > 1;
+    const int w_zero_above = dead && zero_above(wd, batch, T) && all_finite(dctx, batch * T * hd);
     // 5. d_dropped = dctx @ v^T; dv = dropped^T @ dctx
     fast_bmm_wt(dw, dctx, v, batch, T, hd, T);
-    fast_bmm_at(dv, wd, dctx, batch, T, T, hd);
+    gemm_zeros(dv, wd, dctx, NULL, batch, T, T, hd, 0, 1, w_zero_above ? GEMM_ZEROS_BELOW : GEMM_ZEROS_NONE);
     // 4.
     if (noise) dropout_backward(dw, dw, noise, n);
     // 3.
@@ -804,8 +841,10 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
     div_scalar_backward(dz, dz, scale, n);
     if (causal) masked_fill_causal_backward(dz, batch, T);
     // 1. dq = dscores @ k; dk = dscores^T @ q
-    fast_bmm(dq, dz, k, batch, T, T, hd);
-    fast_bmm_at(dk, dz, q, batch, T, T, hd);
+    gemm_zeros(dq, dz, k, NULL, batch, T, T, hd, 0, 0,
+               dead && all_finite(k, batch * T * hd) ? GEMM_ZEROS_ABOVE : GEMM_ZEROS_NONE);
+    gemm_zeros(dk, dz, q, NULL, batch, T, T, hd, 0, 1,
+               dead && all_finite(q, batch * T * hd) ? GEMM_ZEROS_BELOW : GEMM_ZEROS_NONE);
     tensor_free(dw_t), tensor_free(dz_t);
     if (noise) tensor_free(dropped_t);
 }
