@@ -805,13 +805,14 @@ static int zero_above(const float *w, long batch, int T) {
     return 1;
 }
 
-// attention_backward (backward_kernels.c), its passes in the same order,
-// the products on the fast matmul, the softmax's backward on the fast rows
-void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
-                             const float *v, const float *w, const float *noise, long batch, int T, int hd,
-                             float scale, bool causal, int softmax_dim) {
+// attention_backward (backward_kernels.c), its passes in the same order on
+// `batch` matrices at once, the products on the fast matmul, the softmax's
+// backward on the fast rows. dim: the softmax's, 0-2 of (batch, T, T).
+static void attention_backward_matrices(float *dq, float *dk, float *dv, const float *dctx, const float *q,
+                                        const float *k, const float *v, const float *w, const float *noise,
+                                        long batch, int T, int hd, float scale, bool causal, int dim) {
     // (batch, T, T) temporaries from the tensor pool, which hands back the
-    // blocks the forward freed: memory already faulted in
+    // blocks freed before (the previous matrix's): memory already faulted in
     const long n = batch * T * T;
     Tensor dw_t = tensor_empty(SIZE((int)n)), dz_t = tensor_empty(SIZE((int)n));
     Tensor dropped_t = noise ? tensor_empty(SIZE((int)n)) : (Tensor){0};
@@ -834,8 +835,8 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
     // 4.
     if (noise) dropout_backward(dw, dw, noise, n);
     // 3.
-    if (softmax_dim == -1 || softmax_dim == 2) fast_softmax_rows_backward(dz, dw, w, batch * T, T);
-    else if (softmax_dim == 1) softmax_dim_backward(dz, dw, w, batch, T, T);
+    if (dim == 2) fast_softmax_rows_backward(dz, dw, w, batch * T, T);
+    else if (dim == 1) softmax_dim_backward(dz, dw, w, batch, T, T);
     else softmax_dim_backward(dz, dw, w, 1, (int)batch, (long)T * T);
     // 2.
     div_scalar_backward(dz, dz, scale, n);
@@ -847,4 +848,19 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                dead && all_finite(q, batch * T * hd) ? GEMM_ZEROS_BELOW : GEMM_ZEROS_NONE);
     tensor_free(dw_t), tensor_free(dz_t);
     if (noise) tensor_free(dropped_t);
+}
+
+void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                             const float *v, const float *w, const float *noise, long batch, int T, int hd,
+                             float scale, bool causal, int softmax_dim) {
+    // One (T, T) matrix at a time (4 MiB of temporaries at Exercise 3.3's
+    // size, not 48), unless the softmax ran over the batch axis (dim 0),
+    // which ties the matrices together.
+    const int dim = softmax_dim < 0 ? softmax_dim + 3 : softmax_dim;
+    const long chunk = dim == 0 ? batch : 1;
+    for (long p = 0; p < batch; p += chunk) {
+        const long m = p * T * hd, s = p * T * T;
+        attention_backward_matrices(dq + m, dk + m, dv + m, dctx + m, q + m, k + m, v + m, w + s,
+                                    noise ? noise + s : NULL, chunk, T, hd, scale, causal, dim);
+    }
 }
