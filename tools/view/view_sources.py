@@ -19,7 +19,7 @@ import extract_book_blocks as ebb  # noqa: E402
 # --- the C: one block per marker ---------------------------------------------------------------
 
 # The marker macros of lib/runtime/chapter.h, and the label each prints.
-MARKER = re.compile(r'^\s*(In|ExIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
@@ -46,7 +46,7 @@ class CBlock:
     @property
     def official(self):
         """The label of the official cell this block computes, or None."""
-        return self.label if self.kind in ("In", "ExIn", "Exercise") else None
+        return self.label if self.kind in ("In", "ExIn", "MhaIn", "Exercise") else None
 
     @property
     def printed_label(self):
@@ -61,6 +61,8 @@ def marker_label(kind, args):
         return f"In [{first}]"
     if kind == "ExIn":
         return f"exercise-solutions In [{first}]"
+    if kind == "MhaIn":
+        return f"multihead-attention In [{first}]"
     strings = [c_unescape(s) for s in C_STRING.findall(args)]
     if kind == "Exercise":
         return f"Exercise {strings[0]}"
@@ -164,7 +166,7 @@ def notebook_cells(nb, name):
     """[BookCell] of a notebook: every code cell (In [1] included), and the
     exercises given as markdown only (their code is the ```python block
     after the "## Exercise" heading, their output extract_book_blocks's)."""
-    prefix = "In" if name == "ch03.ipynb" else "exercise-solutions In"
+    prefix = ebb.label_prefix(name)
     exercise_out = ebb.exercise_outputs(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
@@ -191,7 +193,7 @@ def notebook_cells(nb, name):
 
 
 def official_notebooks(book_dir):
-    """{notebook name: (the notebook as JSON, [BookCell])} of both official notebooks."""
+    """{notebook name: (the notebook as JSON, [BookCell])} of the official notebooks."""
     official = os.path.join(book_dir, "official")
     result = {}
     for name in ebb.OFFICIAL:
