@@ -202,6 +202,35 @@ def official_notebooks(book_dir):
     return result
 
 
+# --- GPT-2's tokens, as labels -------------------------------------------------------------------
+
+GPT2_RANKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "fixtures", "gpt2", "gpt2.tiktoken")
+_gpt2 = None
+
+
+def gpt2_token_labels(ids):
+    """The text of each GPT-2 token id, as a heatmap label: its bytes from
+    fixtures/gpt2/gpt2.tiktoken (tiktoken's rank file; 50256 is
+    <|endoftext|>) as UTF-8, a byte that ends no character shown as U+FFFD;
+    a leading space as '␣', a newline as '\\n'."""
+    global _gpt2
+    if _gpt2 is None:
+        import base64
+        _gpt2 = {}
+        with open(GPT2_RANKS, "rb") as f:
+            for line in f:
+                tok, rank = line.split()
+                _gpt2[int(rank)] = base64.b64decode(tok)
+        _gpt2[50256] = b"<|endoftext|>"
+    out = []
+    for i in ids:
+        text = _gpt2.get(i, b"?").decode("utf-8", errors="replace")
+        out.append(text.replace("\n", "\\n").replace(" ", "\u2423", 1) if text.startswith(" ") else
+                   text.replace("\n", "\\n"))
+    return out
+
+
 # --- the book's tokens --------------------------------------------------------------------------
 
 TOKEN_ROW = re.compile(r"\[\s*([-\d.]+)\s*,\s*([-\d.]+)\s*,\s*([-\d.]+)\s*\][\]),\s]*#\s*(\S+)")
