@@ -27,7 +27,8 @@ static struct {
     char *text;             // the text read (newlines translated)
     char source[4200];
     GPTDatasetV1 dataset;
-    LongTensor token_ids;
+    Text ids_of;            // the text whose ids are `ids` (allowed_ids)
+    LongTensor ids;
 } ld;
 
 void loader_begin(const char *text_path, Fixture *fx) {
@@ -163,48 +164,45 @@ Tokenizer tiktoken_get_encoding(const char *name) {
     return (Tokenizer){ld.bpe};
 }
 
-static LongTensor encode(Tokenizer tok, Text text, BpeSpecial special, size_t *where, BpeStatus *status) {
+// The ids of `text` with <|endoftext|> allowed (id 50256), made once per
+// text: the notebook encodes its text twice (In [2]'s encoded_text and the
+// dataset's token_ids), and both are these ids wherever tiktoken's encode()
+// does not raise, that is wherever the text holds no <|endoftext|>.
+static LongTensor allowed_ids(Tokenizer tok, Text text) {
+    if (ld.ids_of.bytes == text.bytes && ld.ids_of.len == text.len) return ld.ids;
     BpeIds ids = {0};
-    *status = bpe_encode(tok.bpe, text.bytes, text.len, special, &ids, where);
-    LongTensor t = {0};
-    if (*status == BPE_OK) {
-        if (ids.len > (size_t)TENSOR_MAX_NUMEL)
-            bpe_ids_free(&ids), die(EXIT_BAD_INPUT, "%s: expected at most 2^26 tokens, found %zu", text.source, ids.len);
-        t = long_tensor_empty(SIZE((int)ids.len));
-        for (size_t i = 0; i < ids.len; i++) t.data[i] = ids.ids[i];
-    }
+    size_t where;
+    BpeStatus st = bpe_encode(tok.bpe, text.bytes, text.len, BPE_SPECIAL_ALLOW, &ids, &where);
+    if (st != BPE_OK) die(EXIT_BAD_INPUT, "%s: cannot tokenize the text: %s", text.source, bpe_status_str(st));
+    if (ids.len > (size_t)TENSOR_MAX_NUMEL)
+        bpe_ids_free(&ids), die(EXIT_BAD_INPUT, "%s: expected at most 2^26 tokens, found %zu", text.source, ids.len);
+    LongTensor t = long_tensor_empty(SIZE((int)ids.len));
+    for (size_t i = 0; i < ids.len; i++) t.data[i] = ids.ids[i];
     bpe_ids_free(&ids);
+    ld.ids_of = text, ld.ids = t;
     return t;
 }
 
-static void encode_failed(Text text, BpeStatus st) {
-    die(EXIT_BAD_INPUT, "%s: cannot tokenize the text: %s", text.source, bpe_status_str(st));
-}
-
 LongTensor tokenizer_encode(Tokenizer tokenizer, Text text) {
-    size_t where;
-    BpeStatus st;
-    LongTensor ids = encode(tokenizer, text, BPE_SPECIAL_DISALLOW, &where, &st);
-    if (st == BPE_E_SPECIAL) {
+    // tiktoken's encode(text) raises ValueError at the first <|endoftext|>.
+    static const char special[] = BPE_ENDOFTEXT_TEXT;
+    const size_t k = sizeof special - 1;
+    for (size_t i = 0; i + k <= text.len; i++) {
+        if (text.bytes[i] != '<' || memcmp(text.bytes + i, special, k) != 0) continue;
         char note[200];
         snprintf(note, sizeof note, "tokenizer.encode(raw_text) raises ValueError here: the text holds "
-                 "<|endoftext|> at byte %zu; going on with allowed_special={'<|endoftext|>'}", where);
+                 "<|endoftext|> at byte %zu; going on with allowed_special={'<|endoftext|>'}", i);
         print_note("#", note);
-        ids = encode(tokenizer, text, BPE_SPECIAL_ALLOW, &where, &st);
+        break;
     }
-    if (st != BPE_OK) encode_failed(text, st);
-    return ids;
+    return allowed_ids(tokenizer, text);
 }
 
 DataLoader create_dataloader(Text txt, int batch_size, int max_length, int stride, bool shuffle) {
     // tokenizer = tiktoken.get_encoding("gpt2")
     Tokenizer tokenizer = tiktoken_get_encoding("gpt2");
     // token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
-    size_t where;
-    BpeStatus st;
-    LongTensor token_ids = encode(tokenizer, txt, BPE_SPECIAL_ALLOW, &where, &st);
-    if (st != BPE_OK) encode_failed(txt, st);
-    ld.token_ids = token_ids;
+    LongTensor token_ids = allowed_ids(tokenizer, txt);
     keep_long("token_ids", token_ids);
     long n = long_numel(token_ids);
     if (n <= max_length)
