@@ -1,8 +1,6 @@
 // dataset.c: see dataset.h.
 #include "dataset.h"
 
-#include <stdlib.h>
-
 #include "error.h"
 #include "permutation.h"
 
@@ -32,12 +30,12 @@ void data_loader_iter(DataLoader *dl, TorchGenerator *g) {
     dl->pos = 0;
 }
 
-// The sampler's indices, made when the first batch is asked for.
+// The sampler's indices, made when the first batch is asked for (in the
+// tensor pool: freed with every tensor).
 static void start_sampler(DataLoader *dl, TorchGenerator *g) {
     long n = dl->dataset->n;
-    free(dl->order);
-    dl->order = malloc((size_t)(n > 0 ? n : 1) * sizeof *dl->order);
-    if (!dl->order) die(EXIT_BAD_INPUT, "out of memory: a DataLoader over %ld items", n);
+    if (n > TENSOR_MAX_NUMEL) die(EXIT_BAD_INPUT, "a DataLoader over %ld items (at most 2^26)", n);
+    dl->order = long_tensor_empty(SIZE((int)n)).data;
     if (dl->shuffle) {
         // RandomSampler.__iter__: seed = int(torch.empty((), dtype=torch.int64).random_().item());
         // generator = torch.Generator(); generator.manual_seed(seed); randperm(n, generator=generator)
@@ -65,9 +63,4 @@ bool data_loader_next(DataLoader *dl, TorchGenerator *g, LongTensor *x, LongTens
         gpt_dataset_v1_item(dl->dataset, dl->order[dl->pos + i], x->data + (long)i * T, y->data + (long)i * T);
     dl->pos += b;
     return true;
-}
-
-void data_loader_free(DataLoader *dl) {
-    free(dl->order);
-    dl->order = NULL;
 }

@@ -47,7 +47,7 @@ typedef struct {
     bool shuffle, drop_last;
     int64_t base_seed;      // _base_seed, drawn by iter()
     int64_t sampler_seed;   // the RandomSampler's seed, drawn by the first next() (shuffle only)
-    int64_t *order;         // (n,): the sampler's indices, made by the first next()
+    int64_t *order;         // (n,): the sampler's indices, made by the first next() (tensor pool)
     long pos;               // the next index of `order` to batch
     int started;            // iter() has run; 2 once the sampler has drawn
 } DataLoader;
@@ -60,6 +60,5 @@ void data_loader_iter(DataLoader *dl, TorchGenerator *g);
 // a short last batch without drop_last); false at the end of the epoch. The
 // first call draws the sampler's seed from g and the permutation.
 bool data_loader_next(DataLoader *dl, TorchGenerator *g, LongTensor *x, LongTensor *y);
-void data_loader_free(DataLoader *dl);
 
 #endif
