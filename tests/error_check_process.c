@@ -795,11 +795,13 @@ static int text_cases(Chapter *ch) {
     else bad_text_case(ch, "text_unreadable", p, "permission denied"), n++;
     chmod(p, 0644);
     path_in(p, sizeof p, "bad_utf8.txt");
-    write_bytes(p, "Hello \xff world, one two three four five six", 45);
+    static const char bad_utf8[] = "Hello \xff world, one two three four five six";
+    write_bytes(p, bad_utf8, sizeof bad_utf8 - 1);
     bad_text_case(ch, "text_invalid_utf8", p, "byte offset 6"), n++;
     // After a two-byte character, a lead byte cut short: Python's .start is 9.
     path_in(p, sizeof p, "bad_utf8_late.txt");
-    write_bytes(p, "caf\xc3\xa9 ok \xe2\x82 then more words follow here", 45);
+    static const char bad_utf8_late[] = "caf\xc3\xa9 ok \xe2\x82 then more words follow here";
+    write_bytes(p, bad_utf8_late, sizeof bad_utf8_late - 1);
     bad_text_case(ch, "text_invalid_utf8_late", p, "byte offset 9"), n++;
     path_in(p, sizeof p, "empty.txt");
     write_text(p, "");
