@@ -41,8 +41,8 @@ int main(int argc, char **argv) {
     MhaIn(3, "for batch in dataloader:");
     LongTensor x, y;
     first_batch(&dataloader, &x, &y);  // x, y = batch ... break
-    keep_long("x", x);
-    keep_long("y", y);
+    KEEP_LONG(x);
+    KEEP_LONG(y);
     Tensor token_embeddings = embedding_forward(&token_embedding_layer, x);
     Tensor pos_embeddings = embedding_forward(&pos_embedding_layer, torch_arange(max_length));
     Tensor input_embeddings = torch_add(token_embeddings, pos_embeddings);

@@ -24,5 +24,6 @@ void keep_long(const char *name, LongTensor t);              // an int64 tensor 
 const Recorder *keep_recorder(void);                          // keep(), for modules
 
 #define KEEP(x) keep(#x, (x))
+#define KEEP_LONG(x) keep_long(#x, (x))
 
 #endif
