@@ -101,6 +101,7 @@ typedef struct {
 typedef struct {
     const char *name;
     int draws_weights;  // its --help offers --seed
+    int reads_text;     // its --help offers --text (the data-loading chapter): text_cases
     char *good_out;     // what it prints on its good fixture (NULL until run)
     double good_cpu;    // and the CPU time that took
     double dump_cpu;    // the CPU time of a good run with --dump (0 until run)
@@ -575,6 +576,7 @@ static void probe_chapter(Chapter *ch) {
     if (!run_or_fail("help", ch->name, args, NULL, NULL, &v)) return;
     if (v.run.exit_code != 0 || *v.run.err) reason(&v, "--help: exit %d, stderr '%s'", v.run.exit_code, v.line);
     ch->draws_weights = strstr(v.run.out, "--seed") != NULL;
+    ch->reads_text = strstr(v.run.out, "--text") != NULL;
     snprintf(v.line, sizeof v.line, "--help (%s weights)", ch->draws_weights ? "draws" : "draws no");
     finish("help", ch->name, &v);
 }
@@ -705,6 +707,8 @@ static const CommandLine command_lines[] = {
     {"dump_into_missing_directory", {"--dump", "@DUMP"}, 1, "@DUMP", ALL},
     {"dump_onto_a_directory", {"--dump", "@DIR"}, 1, "@DIR", ALL},
     {"dump_onto_the_fixture", {"--fixture", "@GOOD", "--dump", "@GOOD"}, 1, "@GOOD", ALL},
+    {"text_without_value", {"--text"}, 2, "--text", ALL},
+    {"text_empty_value", {"--text="}, 2, "--text", ALL},
 };
 
 // The default selection's command lines: the k-th runs on the (k mod n)-th
@@ -855,6 +859,7 @@ int main(int argc, char **argv) {
             check_command_line(&command_lines[k], &g.chapters[c]);
     int process = 0;
     for (int c = 0; c < g.n_chapters; c++) process += process_cases(&g.chapters[c]);
+    for (int c = 0; c < g.n_chapters; c++) process += text_cases(&g.chapters[c]);
 
     if (goods != g.n_chapters) {
         printf("FAIL the catalogue has %d good cases for %d chapters\n", goods, g.n_chapters);

@@ -722,6 +722,102 @@ static int no_fork_cases(Chapter *ch, const char *unshipped) {
 }
 
 // All of the above for one chapter; returns how many cases ran.
+// --- a chapter that reads a text (--text): each bad text refused in one line -----------
+
+// A text case: the chapter run with --text PATH and --dump onto an old
+// file; exit 1, one line naming PATH, "expected", "found" and `mention`;
+// stdout the good run's values up to where it stopped; the text and the old
+// dump unchanged.
+static void bad_text_case(Chapter *ch, const char *kase, const char *path, const char *mention) {
+    char dump[4400];
+    path_in(dump, sizeof dump, "old_dump.h5");
+    write_text(dump, "an old dump, which a failed run must leave as it was\n");
+    char *args[] = {"--text", (char *)path, "--dump", dump, NULL};
+    const char *inputs[] = {path, dump, ch->good_path, NULL};
+    Verdict v;
+    if (!run_or_fail(kase, ch->name, args, NULL, inputs, &v)) return;
+    check_failure(ch->name, 1, &v);
+    must_mention_path(&v, path);
+    must_mention(&v, "", "expected");
+    must_mention(&v, "", "found");
+    must_mention(&v, "", mention);
+    check_stdout(&v, "prefix", ch->good_out);
+    char left[1024];
+    const char *keep[] = {"old_dump.h5", "text.txt", "dir", "fifo", "unreadable.txt", "bad_utf8.txt",
+                          "bad_utf8_late.txt", "empty.txt", "three_tokens.txt", "huge.txt", NULL};
+    if (leftovers(g.scratch, keep, left, sizeof left)) reason(&v, "left behind in %s: %s", g.scratch, left);
+    finish(kase, ch->name, &v);
+}
+
+static void write_bytes(const char *path, const char *bytes, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, n, f) != n || fclose(f) != 0) die_setup("a file", path);
+}
+
+static int text_cases(Chapter *ch) {
+    if (!ch->reads_text) return 0;
+    if (!ch->good_path || !ch->good_out) {
+        skip("text cases", ch->name, "the chapter failed on its good fixture");
+        return 0;
+    }
+    snprintf(g.scratch, sizeof g.scratch, "%s/text-%s", g.catalogue_dir, ch->name);
+    remove_tree(g.scratch);
+    if (mkdir(g.scratch, 0755) != 0) die_setup("a scratch directory", g.scratch);
+    char p[4400];
+    int n = 0;
+    // A good text first: the cases below can fail only by what they break.
+    path_in(p, sizeof p, "text.txt");
+    write_text(p, "Your journey starts with one step. Every effort moves you forward, one token at a time.\n");
+    {
+        char *args[] = {"--text", p, NULL};
+        const char *inputs[] = {p, NULL};
+        Verdict v;
+        if (run_or_fail("text_good", ch->name, args, NULL, inputs, &v)) {
+            if (v.run.exit_code != 0 || *v.run.err)
+                reason(&v, "exit %d, stderr '%s': expected 0 and nothing", v.run.exit_code, v.line);
+            snprintf(v.line, sizeof v.line, "(a good --text: exit %d)", v.run.exit_code);
+            finish("text_good", ch->name, &v);
+        }
+        n++;
+    }
+    path_in(p, sizeof p, "no_such_text.txt");
+    bad_text_case(ch, "text_missing", p, "no such file"), n++;
+    path_in(p, sizeof p, "dir");
+    if (mkdir(p, 0755) != 0) die_setup("a directory", p);
+    bad_text_case(ch, "text_directory", p, "a directory"), n++;
+    path_in(p, sizeof p, "fifo");
+    if (mkfifo(p, 0644) != 0) die_setup("a FIFO", p);
+    bad_text_case(ch, "text_fifo", p, "a FIFO"), n++;  // refused at once, never waited on
+    path_in(p, sizeof p, "unreadable.txt");
+    write_text(p, "a text nobody may read\n");
+    chmod(p, 0);
+    if (permissions_ignored(p)) skip("text_unreadable", ch->name, "this user reads any file (root)");
+    else bad_text_case(ch, "text_unreadable", p, "permission denied"), n++;
+    chmod(p, 0644);
+    path_in(p, sizeof p, "bad_utf8.txt");
+    static const char bad_utf8[] = "Hello \xff world, one two three four five six";
+    write_bytes(p, bad_utf8, sizeof bad_utf8 - 1);
+    bad_text_case(ch, "text_invalid_utf8", p, "byte offset 6"), n++;
+    // After a two-byte character, a lead byte cut short: Python's .start is 9.
+    path_in(p, sizeof p, "bad_utf8_late.txt");
+    static const char bad_utf8_late[] = "caf\xc3\xa9 ok \xe2\x82 then more words follow here";
+    write_bytes(p, bad_utf8_late, sizeof bad_utf8_late - 1);
+    bad_text_case(ch, "text_invalid_utf8_late", p, "byte offset 9"), n++;
+    path_in(p, sizeof p, "empty.txt");
+    write_text(p, "");
+    bad_text_case(ch, "text_empty", p, "found 0 tokens&max_length = 4"), n++;
+    path_in(p, sizeof p, "three_tokens.txt");
+    write_text(p, "one two three");
+    bad_text_case(ch, "text_too_few_tokens", p, "found 3 tokens&max_length = 4"), n++;
+    // Past the documented limit (64 MiB): a sparse file, refused before a byte is read.
+    path_in(p, sizeof p, "huge.txt");
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, ((off_t)64 << 20) + 1) != 0 || close(fd) != 0) die_setup("a large file", p);
+    bad_text_case(ch, "text_too_large", p, "64 MiB&67108865 bytes"), n++;
+    remove_tree(g.scratch);
+    return n;
+}
+
 static int process_cases(Chapter *ch) {
     if (!process_chapter(ch)) return 0;  // the default selection runs them on two chapters
     if (g.n_wrap) {

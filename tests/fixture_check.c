@@ -183,8 +183,56 @@ static void compare_digest(Compare *c, const char *name) {
     free(got);
 }
 
+// An int64 tensor (token ids, a batch of them): every id equal.
+static void compare_long(Compare *c, const char *name) {
+    char err[FIXTURE_ERR_LEN];
+    LongTensor want;
+    c->compared++;
+    if (!fixture_read_long(c->want, name, &want, err)) {
+        printf("FAIL %s %s: cannot read the expected ids: %s\n", c->label, name, err);
+        c->failures++;
+        return;
+    }
+    long n = long_numel(want), differ = 0, at = -1;
+    int64_t *got = NULL;
+    int shape_ok = 0;
+    if (H5Lexists(c->got, name, H5P_DEFAULT) > 0) {
+        hid_t ds = H5Dopen2(c->got, name, H5P_DEFAULT), space = H5Dget_space(ds), type = H5Dget_type(ds);
+        hsize_t dims[TENSOR_MAX_DIMS];
+        int ndim = H5Sget_simple_extent_ndims(space);
+        shape_ok = ndim == want.ndim && H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 8;
+        if (shape_ok && ndim > 0) H5Sget_simple_extent_dims(space, dims, NULL);
+        for (int i = 0; shape_ok && i < ndim; i++) shape_ok = dims[i] == (hsize_t)want.shape[i];
+        got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
+        shape_ok = shape_ok && got && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0;
+        H5Tclose(type), H5Sclose(space), H5Dclose(ds);
+    }
+    char ws[96];
+    size_format(long_shape(want), ws, sizeof ws);
+    if (!shape_ok) {
+        printf("FAIL %s %s: expected dumped int64 ids of shape %s, found none or another shape or type\n", c->label,
+               name, ws);
+        c->failures++;
+    } else {
+        for (long i = 0; i < n; i++)
+            if (got[i] != want.data[i]) differ++, at = at < 0 ? i : at;
+        if (!differ) {
+            printf("ok   %s %-44s identical ids (%ld int64 values)\n", c->label, name, n);
+        } else {
+            printf("FAIL %s %-44s %ld of %ld ids differ, the first at flat index %ld (C %lld, reference %lld)\n",
+                   c->label, name, differ, n, at, (long long)got[at], (long long)want.data[at]);
+            c->failures++;
+        }
+    }
+    free(got);
+}
+
 static void compare_one(const char *name, const char *role, void *ctx) {
     Compare *c = ctx;
+    if (fixture_is_long(c->want, name)) {
+        if (!strcmp(role, "output")) compare_long(c, name);
+        return;
+    }
     int drawn = !strcmp(role, "weight") || !strcmp(role, "random");
     if (!strcmp(role, "output") || (drawn && c->opt->from_seed)) compare_whole(c, name);
 }

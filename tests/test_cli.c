@@ -34,6 +34,8 @@ static void test_accepts(void) {
     expect(1, "--seed 18446744073709551615", NULL);
     expect(1, "--seed -9223372036854775808", NULL);
     expect(0, "--help", NULL);
+    expect(CLI_SEEDS | CLI_TEXT, "--text my.txt --seed 5 --seed variant_a=7", NULL);
+    expect(CLI_TEXT, "--text=my.txt", NULL);
 }
 
 static void test_rejects(void) {
@@ -54,6 +56,9 @@ static void test_rejects(void) {
     expect(1, "--seed site=x", "--seed: expected an integer");
     expect(1, "--threads 0", "--threads: expected a count");
     expect(1, "--threads 65", "--threads: expected a count");
+    expect(1, "--text my.txt", "--text: this chapter reads no text");
+    expect(CLI_SEEDS | CLI_TEXT, "--text", "--text needs a value");
+    expect(CLI_SEEDS | CLI_TEXT, "--text=", "needs a non-empty value");
 }
 
 // An option given twice is a usage error that names it, never its first
@@ -71,6 +76,7 @@ static void test_repeats(void) {
     expect(1, "--seed 1 --skip 2 --skip 3", "--skip given twice");
     expect(0, "--fixture a.h5 --fixture a.h5", "--fixture given twice");
     expect(0, "--help --help", NULL);
+    expect(CLI_SEEDS | CLI_TEXT, "--text a.txt --text b.txt", "--text given twice");
 }
 
 static void test_values(void) {
@@ -88,6 +94,11 @@ static void test_values(void) {
     ok = rc == CLI_OK && opt.n_seeds == 1 && !strcmp(opt.seeds[0].site, "exercise_3_1") && opt.seeds[0].value == 123;
     printf("%s --seed exercise_3_1=123 -> site '%s', seed %llu\n", ok ? "ok  " : "FAIL", opt.seeds[0].site,
            (unsigned long long)opt.seeds[0].value);
+    failures += !ok;
+    char *argv3[] = {"chapter", "--text", "my sentence.txt", NULL};
+    rc = cli_parse(3, argv3, CLI_SEEDS | CLI_TEXT, &opt, err, sizeof err);
+    ok = rc == CLI_OK && opt.text && !strcmp(opt.text, "my sentence.txt") && opt.n_seeds == 0;
+    printf("%s --text 'my sentence.txt' -> text '%s'\n", ok ? "ok  " : "FAIL", opt.text ? opt.text : "(none)");
     failures += !ok;
 }
 

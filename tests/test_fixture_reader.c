@@ -47,7 +47,7 @@ static void write_string_attr(hid_t loc, const char *name, const char *value, in
     H5Tclose(type);
 }
 
-// A fixture with inputs (2, 3) float32, W (3, 2) float64, counts (2,) int32,
+// A fixture with inputs (2, 3) float32, W (3, 2) float64, counts (2,) int32, ids (2, 3) int64,
 // bad (2,) float32 holding a NaN, empty (0, 3), huge (2^20, 2^20) declared
 // only (chunked, nothing stored), scalar (), a group "grp", and attributes.
 static void write_sample(const char *path) {
@@ -60,6 +60,8 @@ static void write_sample(const char *path) {
     write_dataset(f, "inputs", H5T_NATIVE_FLOAT, 2, d23, inputs);
     write_dataset(f, "W", H5T_NATIVE_DOUBLE, 2, d32, w);
     write_dataset(f, "counts", H5T_NATIVE_INT, 1, d2, counts);
+    long long ids[6] = {7120, 7002, 4940, 351, 50256, -1};  // int64 (token ids; any value)
+    write_dataset(f, "ids", H5T_STD_I64LE, 2, d23, ids);
     write_dataset(f, "bad", H5T_NATIVE_FLOAT, 1, d2, bad);
     write_dataset(f, "empty", H5T_NATIVE_FLOAT, 2, d03, NULL);
     write_dataset(f, "scalar", H5T_NATIVE_FLOAT, 0, NULL, &scalar);
@@ -173,6 +175,15 @@ static void test_reads(Fixture *fx) {
     long long d_out = 0;
     ok = fixture_attr_int(fx, "d_out", &d_out, err) && d_out == 2;
     report(ok, "an integer attribute", ok ? "2" : err);
+    LongTensor ids;
+    ok = fixture_is_long(fx, "ids") && fixture_read_long(fx, "ids", &ids, err) && ids.ndim == 2 && ids.shape[0] == 2 &&
+         ids.shape[1] == 3 && ids.data[4] == 50256 && ids.data[5] == -1;
+    report(ok, "an int64 (2, 3) dataset (token ids)", ok ? "read" : err);
+    ok = !fixture_is_long(fx, "counts") && !fixture_read_long(fx, "counts", &ids, err) && strstr(err, "'counts'") &&
+         strstr(err, "expected int64") && strstr(err, "found int32");
+    report(ok, "an int32 dataset read as int64", err);
+    ok = !fixture_read_long(fx, "inputs", &ids, err) && strstr(err, "found float32");
+    report(ok, "a float32 dataset read as int64", err);
 }
 
 static void test_group(const char *path) {
@@ -198,11 +209,12 @@ static int same_attr(const SnapAttr *a, const SnapAttr *b) {
 static int same_object(const SnapObject *a, const SnapObject *b) {
     if (strcmp(a->name, b->name) || strcmp(a->found, b->found) || a->is_dataset != b->is_dataset ||
         a->is_group != b->is_group || strcmp(a->type, b->type) || a->is_float32 != b->is_float32 ||
-        a->space != b->space || a->rank != b->rank || strcmp(a->role, b->role) || a->values_read != b->values_read ||
+        a->is_int64 != b->is_int64 || a->space != b->space || a->rank != b->rank || strcmp(a->role, b->role) || a->values_read != b->values_read ||
         strcmp(a->refused, b->refused) || a->numel != b->numel)
         return 0;
     for (int i = 0; i < a->rank; i++)
         if (a->dims[i] != b->dims[i]) return 0;
+    if (a->values_read == 1 && a->is_int64) return !memcmp(a->ivalues, b->ivalues, (size_t)a->numel * sizeof(int64_t));
     return a->values_read != 1 || !memcmp(a->values, b->values, (size_t)a->numel * sizeof(float));
 }
 

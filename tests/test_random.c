@@ -26,6 +26,7 @@
 
 #include <openssl/evp.h>
 
+#include "dataset.h"
 #include "error.h"
 #include "fixture.h"
 #include "init.h"
@@ -232,24 +233,36 @@ static void run_mha_einsum(Case *c, int k, long d_in, long d_out, int bias) {
 }
 
 // One epoch of DataLoader(range(n), batch_size=bs, shuffle=True,
-// drop_last=drop, num_workers=0, generator=None), torch 1.13
-// (torch/utils/data/dataloader.py, sampler.py): iter() draws _base_seed
-// (random_ int64, 2 words); the first next() draws the sampler's seed (2
-// words), seeds a private generator with it and takes randperm(n) from that
-// (n - 1 words, none from g). `between` (n,) = torch.rand(2) made between
-// iter() and the first next(), and right after it, if not NULL.
+// drop_last=drop, num_workers=0, generator=None), torch 1.13, run by the
+// library's DataLoader (lib/text/dataset.h) over a dataset whose item i is
+// i: GPTDatasetV1 over the ids 0..n with max_length 1 and stride 1. Its
+// draws (torch/utils/data/dataloader.py, sampler.py): iter() draws
+// _base_seed (random_ int64, 2 words); the first next() draws the sampler's
+// seed (2 words), seeds a private generator with it and takes randperm(n)
+// from that (n - 1 words, none from g). `between` (4,) = torch.rand(2) made
+// between iter() and the first next(), and right after it, if not NULL.
 // out (n,) = every index of every batch; returns how many (drop_last cuts
 // the short last batch).
 static long loader_epoch(TorchGenerator *g, long n, long bs, int drop, int64_t *base_seed, int64_t *out,
                          float *between) {
     RandomSource rs = torch_generator_source(g);
-    *base_seed = torch_random_int64(g);
+    int64_t *ids = malloc((size_t)(n + 1) * sizeof *ids);
+    if (!ids) die(EXIT_FAILURE, "out of memory");
+    for (long i = 0; i <= n; i++) ids[i] = i;
+    GPTDatasetV1 ds = gpt_dataset_v1(ids, n + 1, 1, 1);
+    DataLoader dl = data_loader(&ds, (int)bs, true, drop);
+    data_loader_iter(&dl, g);
+    *base_seed = dl.base_seed;
     if (between) rand_fill(between, 2, &rs);
-    TorchGenerator sampler;
-    torch_manual_seed(&sampler, (uint64_t)torch_random_int64(g));
-    torch_randperm(out, n, &sampler);
-    if (between) rand_fill(between + 2, 2, &rs);
-    return drop ? n - n % bs : n;
+    long got = 0;
+    LongTensor x, y;
+    for (int first = 1; data_loader_next(&dl, g, &x, &y); first = 0) {
+        if (first && between) rand_fill(between + 2, 2, &rs);
+        for (long i = 0; i < long_numel(x); i++) out[got++] = x.data[i];
+    }
+    if (got == 0 && between) rand_fill(between + 2, 2, &rs);  // no batch: the sampler drew all the same
+    free(ids);
+    return got;
 }
 
 // One epoch of the same DataLoader given generator=lg (torch 1.13): iter()

@@ -115,7 +115,8 @@ def inputs_digest(args):
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
         names.append(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{ch.book_variant}.txt"))
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
-    names += [os.path.join(args.book, "official", n) for n in ("ch03.ipynb", "exercise-solutions.ipynb")]
+    names += [os.path.join(args.book, "official", n) for n in ("ch03.ipynb", "exercise-solutions.ipynb",
+                                                                 "multihead-attention.ipynb")]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "*.py")))
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
     for name in names:
@@ -273,7 +274,7 @@ def marker_checks(table, blocks, book_cells):
     checks = []
     for ch in table:
         for b in blocks[ch.program]:
-            if b.kind in ("In", "ExIn", "Exercise", "Setup"):
+            if b.kind in ("In", "ExIn", "MhaIn", "Exercise", "Setup"):
                 cell = book_cells.get(b.label)
                 want = cell.first_line if cell else None
                 checks.append({"program": ch.program, "label": b.printed_label, "line": b.line, "code": b.code,

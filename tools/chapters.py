@@ -27,14 +27,29 @@ TABLE_PATH = os.path.join(REPO_ROOT, "chapters", "chapters.txt")
 BOOK_DIR = os.environ.get("LITATTN_BOOK") or os.path.join(REPO_ROOT, "..", "shared", "book")
 
 
+# The notebooks a cell spec names, by its prefix: (notebook, the prefix of
+# the label a chapter's marker prints).
+NOTEBOOKS = {
+    "In": ("ch03.ipynb", "In"),
+    "ExIn": ("exercise-solutions.ipynb", "exercise-solutions In"),
+    "MhaIn": ("multihead-attention.ipynb", "multihead-attention In"),
+}
+
+
+def label_prefix(notebook):
+    """'multihead-attention.ipynb' -> 'multihead-attention In'."""
+    return next(p for nb, p in NOTEBOOKS.values() if nb == notebook)
+
+
 def cells_of(spec):
     """'In[2-14],ExIn[2-7],Exercise[3.2]' -> the labels the chapters print:
-    ['In [2]', ..., 'exercise-solutions In [2]', ..., 'Exercise 3.2']."""
+    ['In [2]', ..., 'exercise-solutions In [2]', ..., 'Exercise 3.2'];
+    'MhaIn[2-8]' -> ['multihead-attention In [2]', ...]."""
     if spec == "-":
         return []
     labels = []
     for part in spec.split(","):
-        m = re.fullmatch(r"(In|ExIn|Exercise)\[([^\]]+)\]", part)
+        m = re.fullmatch(r"(In|ExIn|MhaIn|Exercise)\[([^\]]+)\]", part)
         if not m:
             raise ValueError(f"{TABLE_PATH}: cannot read the cells {part!r}")
         kind, what = m.groups()
@@ -42,7 +57,7 @@ def cells_of(spec):
             labels.append(f"Exercise {what}")
             continue
         lo, _, hi = what.partition("-")
-        prefix = "In" if kind == "In" else "exercise-solutions In"
+        prefix = NOTEBOOKS[kind][1]
         labels += [f"{prefix} [{n}]" for n in range(int(lo), int(hi or lo) + 1)]
     return labels
 

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/compare_dumps.py [--build build] [--fixtures fixtures] [--jobs N]
                                             [--mode fixture|seed|both] [NAME.h5[:GROUP]]...
 
-For every book fixture (and every group of sweep.h5), runs its chapter with
+For every book fixture (and every group of sweep.h5 and sweep_data_loading.h5), runs its chapter with
 --dump twice: in fixture mode (`--fixture F [--group G]`: the chapter reads
 what PyTorch drew) and in seed mode (the same plus `--seed`, `--seed
 SITE=N` and `--skip` from the fixture's attributes: the chapter draws
@@ -12,7 +12,8 @@ everything itself). Then every dataset the dump holds with role output,
 weight or random must be in the fixture with the same role (whole, or as a
 digest: `<name>.sha256`, `.shape`, `.role`, `.first_row`, `.last_row`), and
 every such dataset of the fixture must be in the dump; values are compared
-as uint32 bit patterns (every NaN equals every NaN; +0 and -0 differ).
+as uint32 bit patterns (every NaN equals every NaN; +0 and -0 differ);
+int64 token ids as integers.
 A difference is reported with the chapter, the dataset, the index and both
 values. Exit status 1 on any difference.
 
@@ -34,6 +35,7 @@ import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMPARED = ("output", "weight", "random")
+SWEEPS = ("sweep.h5", "sweep_data_loading.h5")  # one group per configuration
 NOT_FROM_TORCH = {"ch03_4_1_scaling_rationale": ("variance_before_5", "variance_after_5",
                                                  "variance_before_100", "variance_after_100")}
 
@@ -99,6 +101,12 @@ def compare(fx_group, dump, label):
         if role != got[name]:
             problems.append(f"{label}: {name}: role {role} in the fixture, {got[name]} in the dump")
         g = dump[name][()]
+        if how == "whole" and np.asarray(g).dtype.kind == "i":  # token ids: equal or not
+            w = np.asarray(fx_group[name][()])
+            if w.shape != np.asarray(g).shape or not np.array_equal(w, g):
+                problems.append(f"{label}: {name}: the int64 ids differ from the fixture's (shapes {w.shape}, "
+                                f"{np.asarray(g).shape})")
+            continue
         g = np.asarray(g, dtype=np.float32)
         if how == "whole":
             w = np.asarray(fx_group[name][()], dtype=np.float32)
@@ -171,7 +179,7 @@ def main(argv):
         for t in args.targets:
             name, _, group = t.partition(":")
             path = os.path.join(args.fixtures, name)
-            if name == "sweep.h5" and not group:
+            if name in SWEEPS and not group:
                 with h5py.File(path, "r") as f:
                     targets += [(path, gname) for gname in f]
             else:
@@ -181,7 +189,7 @@ def main(argv):
             if not n.endswith(".h5") or n in ("kernel_cases.h5", "backward_cases.h5", "printer_cases.h5", "random_cases.h5"):
                 continue
             path = os.path.join(args.fixtures, n)
-            if n == "sweep.h5":
+            if n in SWEEPS:
                 with h5py.File(path, "r") as f:
                     targets += [(path, g) for g in f]
             else:

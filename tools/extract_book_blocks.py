@@ -10,7 +10,7 @@ Writes tests/book/<chapter>.<variant>.txt: a provenance line "#! ...", then
 for each block a header line "# <source> <cell>" and the block's lines.
 
 Two kinds of block:
-  - official (ch03.ipynb, exercise-solutions.ipynb): the whole output of one
+  - official (ch03.ipynb, exercise-solutions.ipynb, multihead-attention.ipynb): the whole output of one
     cell, exactly as the notebook recorded it. The `book` suite compares it
     with the chapter's output for that cell, character for character. Which
     chapter has which cell comes from the chapter table (chapters/chapters.txt).
@@ -30,9 +30,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import BOOK_DIR, REPO_ROOT, table  # noqa: E402
+from chapters import BOOK_DIR, REPO_ROOT, label_prefix, table  # noqa: E402
 
-OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb"]
+OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb", "multihead-attention.ipynb"]
 # Exercise 3.2's recorded output was printed by an older CausalAttention
 # (softmax over dim=1); today's code prints other numbers. The recorded text
 # belongs to the chapter's variant that runs the old softmax.
@@ -142,7 +142,7 @@ def official_blocks(official_dir):
     for name in OFFICIAL:
         with open(os.path.join(official_dir, name), encoding="utf-8") as f:
             nb = json.load(f)
-        prefix = "In" if name == "ch03.ipynb" else "exercise-solutions In"
+        prefix = label_prefix(name)
         for cell in nb["cells"]:
             if cell["cell_type"] != "code" or cell.get("execution_count") in (None, 1):
                 continue
@@ -286,7 +286,7 @@ def main(argv):
             with open(os.path.join(out_dir, n), "w", encoding="utf-8") as f:
                 f.write(text)
             print(f"wrote tests/book/{n}: {text.count(chr(10) + '# ')} blocks")
-    official = sum(text.count("\n# ch03.ipynb ") + text.count("\n# exercise-solutions.ipynb ") for text in contents.values())
+    official = sum(text.count(f"\n# {nb} ") for nb in OFFICIAL for text in contents.values())
     total = sum(text.count("\n# ") for text in contents.values())
     print(f"{total} blocks ({official} from the official notebooks) in {len(contents)} files"
           + (f", {differ} files differ from tests/book" if check else ""))

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """fixture_diff.py: are two sets of fixtures the same, bit for bit?
 
-    /usr/bin/python3 tools/fixture_diff.py COMMITTED_DIR REGENERATED_DIR
+    /usr/bin/python3 tools/fixture_diff.py [--only A,B] [--except A,B] COMMITTED_DIR REGENERATED_DIR
 
 Compares every .h5 file of COMMITTED_DIR (fixtures/) with the file of the
 same name that an export wrote into REGENERATED_DIR, and reports a file
@@ -158,14 +158,18 @@ def count_objects(path):
     return n  # [datasets, groups]
 
 
-def compare_dirs(committed_dir, regenerated_dir, names=None):
+def compare_dirs(committed_dir, regenerated_dir, names=None, exclude=None):
     """Prints one line per file and a summary; returns the number of files that
-    differ. `names`: only these files of committed_dir (default: all)."""
+    differ. `names`: only these files (default: all); `exclude`: not these."""
     committed = sorted(n for n in os.listdir(committed_dir) if n.endswith(".h5")) \
         if os.path.isdir(committed_dir) else []
+    regenerated = sorted(n for n in os.listdir(regenerated_dir) if n.endswith(".h5"))
     if names is not None:
         committed = [n for n in committed if n in names]
-    regenerated = sorted(n for n in os.listdir(regenerated_dir) if n.endswith(".h5"))
+        regenerated = [n for n in regenerated if n in names]
+    if exclude:
+        committed = [n for n in committed if n not in exclude]
+        regenerated = [n for n in regenerated if n not in exclude]
     failures = 0
     for n in sorted(set(committed) | set(regenerated)):
         if n not in regenerated:
@@ -195,6 +199,15 @@ def compare_dirs(committed_dir, regenerated_dir, names=None):
 
 
 def main(argv):
+    # --only A,B / --except A,B: those files of the two directories alone, or all but those.
+    only = exclude = None
+    while argv and argv[0] in ("--only", "--except") and len(argv) > 1:
+        names = [n for n in argv[1].split(",") if n]
+        if argv[0] == "--only":
+            only = names
+        else:
+            exclude = names
+        argv = argv[2:]
     if len(argv) != 2 or argv[0].startswith("-"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -202,7 +215,7 @@ def main(argv):
         if not os.path.isdir(d):
             print(f"fixture_diff: {d}: expected a directory of fixtures, found none", file=sys.stderr)
             return 2
-    return 1 if compare_dirs(argv[0], argv[1]) else 0
+    return 1 if compare_dirs(argv[0], argv[1], only, exclude) else 0
 
 
 if __name__ == "__main__":

@@ -518,6 +518,10 @@ static void chapter_attr_cases(const Chapter *ch) {
     end(f, "attr_control_characters:chapter", ch, path, "chapter&\\x1b[2J\\x07\\x7f\\x9b31m\\xc2\\x9b0m", "prefix");
 }
 
+// A dataset the chapter reads: its first input, or (a chapter that reads
+// no input, the data-loading one) its first weight.
+static const char *first_read(const Chapter *ch) { return ch->n_inputs ? ch->inputs[0] : ch->weights[0]; }
+
 // A sweep-like file: the good fixture as group `cfg` of a new file.
 static void group_cases(const Chapter *ch) {
     char src[4096], path[4096], extra[256];
@@ -537,17 +541,17 @@ static void group_cases(const Chapter *ch) {
     MUST(f);
     MUST(H5Ocopy(in, "/", f, "cfg", H5P_DEFAULT, H5P_DEFAULT));
     char link[128];
-    snprintf(link, sizeof link, "cfg/%s", ch->inputs[0]);
+    snprintf(link, sizeof link, "cfg/%s", first_read(ch));
     MUST(H5Ldelete(f, link, H5P_DEFAULT));
     MUST(H5Fclose(f));
-    record("group_input_missing", ch, path, "--group cfg", ch->inputs[0], "prefix");
+    record("group_input_missing", ch, path, "--group cfg", first_read(ch), "prefix");
     H5Fclose(in);
 
     // --group naming a dataset.
     f = begin(ch, "group_is_dataset", path, sizeof path);
     MUST(H5Fclose(f));
-    snprintf(extra, sizeof extra, "--group %s", ch->inputs[0]);
-    record("group_is_dataset", ch, path, extra, ch->inputs[0], "prefix");
+    snprintf(extra, sizeof extra, "--group %s", first_read(ch));
+    record("group_is_dataset", ch, path, extra, first_read(ch), "prefix");
 }
 
 // A filter no HDF5 library registers: its id is one of those set aside for
@@ -996,7 +1000,7 @@ static void describe_chapter(Chapter *ch) {
     idx = 0;
     MUST(H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, ch));
     MUST(H5Fclose(f));
-    if (ch->n_inputs == 0) fatal("%s: no dataset with role \"input\"", path);
+    if (ch->n_inputs == 0 && ch->n_weights == 0) fatal("%s: no dataset with role \"input\" or \"weight\"", path);
 }
 
 // A path in a depfile: blanks, '#' and '$' escaped as ninja reads them.

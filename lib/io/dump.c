@@ -351,20 +351,29 @@ static int write_role(hid_t ds, const char *role) {
     return rc >= 0;
 }
 
-int dump_add(Dump *d, const char *name, const char *role, Tensor t, char *err, size_t len) {
+// One dataset of `ndim` axes, `file_type` in the file, `mem_type` in memory.
+static int add_dataset(Dump *d, const char *name, const char *role, int ndim, const int *shape, hid_t file_type,
+                       hid_t mem_type, const void *data, char *err, size_t len) {
     if (H5Lexists(d->file, name, H5P_DEFAULT) > 0) H5Ldelete(d->file, name, H5P_DEFAULT);
     hsize_t dims[TENSOR_MAX_DIMS];
-    for (int i = 0; i < t.ndim; i++) dims[i] = (hsize_t)t.shape[i];
-    hid_t space = t.ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(t.ndim, dims, NULL);
-    hid_t ds = H5Dcreate2(d->file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int ok = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data) >= 0 &&
-             write_role(ds, role);
+    for (int i = 0; i < ndim; i++) dims[i] = (hsize_t)shape[i];
+    hid_t space = ndim == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndim, dims, NULL);
+    hid_t ds = H5Dcreate2(d->file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int ok = ds >= 0 && H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0 && write_role(ds, role);
     char what[200];
     snprintf(what, sizeof what, "dataset '%.150s'", name);
     if (!ok) write_failed(d, what, err, len);
     if (ds >= 0) H5Dclose(ds);
     H5Sclose(space);
     return ok;
+}
+
+int dump_add(Dump *d, const char *name, const char *role, Tensor t, char *err, size_t len) {
+    return add_dataset(d, name, role, t.ndim, t.shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, t.data, err, len);
+}
+
+int dump_add_long(Dump *d, const char *name, const char *role, LongTensor t, char *err, size_t len) {
+    return add_dataset(d, name, role, t.ndim, t.shape, H5T_STD_I64LE, H5T_NATIVE_INT64, t.data, err, len);
 }
 
 static int write_error(Dump *d, int e, char *err, size_t len) {
@@ -432,6 +441,11 @@ Dump *dump_create(const char *path, const DumpInput *inputs, int n_inputs) {
 void dump_write(Dump *d, const char *name, const char *role, Tensor t) {
     char err[ERROR_LINE_LEN];
     if (!dump_add(d, name, role, t, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
+}
+
+void dump_write_long(Dump *d, const char *name, const char *role, LongTensor t) {
+    char err[ERROR_LINE_LEN];
+    if (!dump_add_long(d, name, role, t, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
 }
 
 void dump_close(Dump *d) {

@@ -39,6 +39,8 @@ int dump_check_target(const char *path, const DumpInput *inputs, int n_inputs, c
 // removes the temporary); dump_abort removes the temporary and frees d.
 Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *err, size_t len);
 int dump_add(Dump *d, const char *name, const char *role, Tensor t, char *err, size_t len);
+// The same for an int64 tensor (token ids): an int64 little-endian dataset.
+int dump_add_long(Dump *d, const char *name, const char *role, LongTensor t, char *err, size_t len);
 int dump_commit(Dump *d, char *err, size_t len);
 void dump_abort(Dump *d);
 
@@ -48,6 +50,7 @@ Dump *dump_create(const char *path, const DumpInput *inputs, int n_inputs);
 // "output"). A name written again replaces the earlier value, as a notebook
 // variable does when a later cell assigns it.
 void dump_write(Dump *d, const char *name, const char *role, Tensor t);
+void dump_write_long(Dump *d, const char *name, const char *role, LongTensor t);
 void dump_close(Dump *d);  // NULL: nothing to do
 
 #endif

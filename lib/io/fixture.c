@@ -274,6 +274,11 @@ static const SnapAttr *find_attr(const Fixture *fx, const char *name) {
 
 int fixture_has(const Fixture *fx, const char *name) { return find_object(fx, name) != NULL; }
 
+int fixture_is_long(const Fixture *fx, const char *name) {
+    const SnapObject *o = find_object(fx, name);
+    return o && o->is_dataset && o->is_int64;
+}
+
 static int read_dataset(Fixture *fx, const char *name, Size want, Tensor *out, char *err) {
     err[0] = '\0';  // a call that succeeds leaves no earlier message behind
     if (!name_fits(err, fx->label, "a dataset", name)) return 0;
@@ -313,6 +318,31 @@ static int read_dataset(Fixture *fx, const char *name, Size want, Tensor *out, c
                     fx->label, name, o->numel);
     Tensor t = tensor_empty(have);
     memcpy(t.data, o->values, (size_t)o->numel * sizeof(float));
+    *out = t;
+    return 1;
+}
+
+int fixture_read_long(Fixture *fx, const char *name, LongTensor *out, char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';
+    if (!name_fits(err, fx->label, "a dataset", name)) return 0;
+    const SnapObject *o = find_object(fx, name);
+    if (!o) return fail(err, "%s: dataset '%s': expected int64 values, found no such dataset", fx->label, name);
+    if (!o->is_dataset)
+        return fail(err, "%s: dataset '%s': expected int64 values, found %s, not a dataset", fx->label, name, o->found);
+    char have_s[64] = "an unreadable shape";
+    if (o->rank >= 0) shape_format(o->rank, o->dims, have_s, sizeof have_s);
+    if (!o->is_int64)
+        return fail(err, "%s: dataset '%s': expected int64 values, found %s %s", fx->label, name, o->type, have_s);
+    if (o->rank < 0 || o->rank > TENSOR_MAX_DIMS)
+        return fail(err, "%s: dataset '%s': expected int64 of rank 0 to %d, found %s", fx->label, name,
+                    TENSOR_MAX_DIMS, have_s);
+    if (o->numel > fx->max_elements || o->numel == 0 || o->refused[0] || o->values_read != 1)
+        return fail(err, "%s: dataset '%s': expected 1 to %lld readable int64 values stored in this file, found "
+                    "shape %s%s%s", fx->label, name, fx->max_elements, have_s, o->refused[0] ? ", " : "", o->refused);
+    Size have = {o->rank, {0}};
+    for (int i = 0; i < o->rank; i++) have.dims[i] = (int)o->dims[i];
+    LongTensor t = long_tensor_empty(have);
+    memcpy(t.data, o->ivalues, (size_t)o->numel * sizeof(int64_t));
     *out = t;
     return 1;
 }

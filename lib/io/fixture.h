@@ -62,9 +62,13 @@ const char *fixture_path(const Fixture *fx);
 void fixture_file_id(const Fixture *fx, dev_t *dev, ino_t *ino);
 
 int fixture_has(const Fixture *fx, const char *name);
+int fixture_is_long(const Fixture *fx, const char *name);  // a dataset of int64 (fixture_read_long)
 
 // Reads dataset `name` into a new tensor of shape `want`.
 int fixture_read(Fixture *fx, const char *name, Size want, Tensor *out, char err[FIXTURE_ERR_LEN]);
+// An int64 dataset of any shape up to rank 4 (token ids): the fixtures'
+// outputs of the data pipeline, for the tests.
+int fixture_read_long(Fixture *fx, const char *name, LongTensor *out, char err[FIXTURE_ERR_LEN]);
 // As fixture_read, and every value must be finite (for inputs and weights).
 int fixture_read_finite(Fixture *fx, const char *name, Size want, Tensor *out,
                         char err[FIXTURE_ERR_LEN]);

@@ -299,6 +299,9 @@ static void send_dataset_fields(hid_t ds) {
     char type_s[32] = "an unreadable type", role[32], why[200];
     if (type >= 0) describe_type(type, type_s, sizeof type_s);
     int is_f32 = type >= 0 && H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 4;
+    int is_i64 = type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 8 &&
+                 H5Tget_sign(type) == H5T_SGN_2;
+    const size_t width = is_i64 ? sizeof(int64_t) : sizeof(float);
     SpaceKind kind = space_kind(space);
     int rank = kind == SPACE_SCALAR ? 0 : kind == SPACE_SIMPLE ? H5Sget_simple_extent_ndims(space) : -1;
     hsize_t dims[H5S_MAX_RANK] = {0};
@@ -314,14 +317,15 @@ static void send_dataset_fields(hid_t ds) {
     }
     read_role(ds, role, sizeof role);
     refusal(ds, why, sizeof why);
-    float *values = NULL;
+    void *values = NULL;
     int values_read = 0;
-    if (!why[0] && is_f32 && rank >= 0 && rank <= SNAPSHOT_MAX_VALUE_RANK && numel > 0 && numel <= lim.max_elements) {
+    if (!why[0] && (is_f32 || is_i64) && rank >= 0 && rank <= SNAPSHOT_MAX_VALUE_RANK && numel > 0 && numel <= lim.max_elements) {
         int memory_before = progress->memory_failed;
         progress->memory_failed = 0;
-        values = malloc((size_t)numel * sizeof *values);
+        values = malloc((size_t)numel * width);
         if (!values) progress->memory_failed = 1;
-        values_read = values && H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0 ? 1 : -1;
+        values_read = values && H5Dread(ds, is_i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
+                                        H5P_DEFAULT, values) >= 0 ? 1 : -1;
         if (values && values_read < 0) after_failure();
         // Refused for want of memory, not corrupt: said as such.
         if (values_read < 0 && progress->memory_failed)
@@ -331,6 +335,7 @@ static void send_dataset_fields(hid_t ds) {
     }
     put_str(type_s);
     put_i64(is_f32);
+    put_i64(is_i64);
     put_i64(kind);
     put_i64(rank);
     for (int i = 0; i < rank; i++) put_i64((long long)dims[i]);
@@ -338,7 +343,7 @@ static void send_dataset_fields(hid_t ds) {
     put_i64(values_read);
     put_str(why);
     put_i64(numel);
-    if (values_read == 1) put(values, (size_t)numel * sizeof *values);
+    if (values_read == 1) put(values, (size_t)numel * width);
     free(values);
     if (type >= 0) H5Tclose(type);
     if (space >= 0) H5Sclose(space);
@@ -782,6 +787,7 @@ static int decode_object(Stream *s, SnapGroup *g, long long max_elements) {
     if (!o->is_dataset) return 1;
     get_fixed(s, o->type, sizeof o->type);
     o->is_float32 = (int)get_i64(s);
+    o->is_int64 = (int)get_i64(s);
     o->space = (SpaceKind)get_i64(s);
     o->rank = (int)get_i64(s);
     if (o->rank > SNAPSHOT_MAX_RANK) s->bad = 1, o->rank = -1;
@@ -791,12 +797,16 @@ static int decode_object(Stream *s, SnapGroup *g, long long max_elements) {
     get_fixed(s, o->refused, sizeof o->refused);
     o->numel = get_i64(s);
     if (o->values_read == 1) {
-        if (o->numel <= 0 || o->numel > max_elements || !(o->values = malloc((size_t)o->numel * sizeof(float)))) {
+        const size_t width = o->is_int64 ? sizeof(int64_t) : sizeof(float);
+        void *v = NULL;
+        if (o->numel <= 0 || o->numel > max_elements || !(v = malloc((size_t)o->numel * width))) {
             s->bad = 1;
             o->values_read = 0;
             return 0;
         }
-        get(s, o->values, (size_t)o->numel * sizeof(float));
+        get(s, v, (size_t)o->numel * width);
+        if (o->is_int64) o->ivalues = v;
+        else o->values = v;
     }
     return 1;
 }
@@ -1072,7 +1082,7 @@ int hdf5_snapshot_shippable(int fd, const char *label, unsigned char **bytes, si
 
 static void free_group(SnapGroup *g) {
     for (int i = 0; i < g->n_attrs; i++) free(g->attrs[i].name), free(g->attrs[i].text);
-    for (int i = 0; i < g->n_objects; i++) free(g->objects[i].name), free(g->objects[i].values);
+    for (int i = 0; i < g->n_objects; i++) free(g->objects[i].name), free(g->objects[i].values), free(g->objects[i].ivalues);
     free(g->attrs);
     free(g->objects);
     free(g->name);

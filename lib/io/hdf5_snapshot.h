@@ -21,6 +21,7 @@
 #define LITATTN_HDF5_SNAPSHOT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 // The default number of values per dataset the child reads (4 MiB of
 // float32): more than any chapter accepts. Larger datasets are described
@@ -68,16 +69,18 @@ typedef struct {
     // Datasets only:
     char type[32];      // "float32", "float64", "int32", "string", ...
     int is_float32;
+    int is_int64;       // a signed 64-bit integer (token ids): its values go to ivalues
     SpaceKind space;
     int rank;           // 0 for a scalar
     long long dims[SNAPSHOT_MAX_RANK];
     char role[32];      // the "role" attribute, "" if none
-    int values_read;    // 1: values holds numel floats; 0: not read (not float32, rank > 4,
+    int values_read;    // 1: values holds numel floats (ivalues numel int64s); 0: not read (neither, rank > 4,
                         // empty, too large, or refused below); -1: HDF5 failed to read them
     char refused[200];  // why the values were not read although they could have been:
                         // "a virtual dataset ...", "external storage ...", "a filter ..."; "" if not
     long long numel;    // clamped to max_elements + 1
     float *values;
+    int64_t *ivalues;
 } SnapObject;
 
 typedef enum {

@@ -22,6 +22,10 @@ const SettingRule setting_rules[] = {
     {"training", SETTING_BOOL, 0, 1, "the module is in training mode (dropout draws)"},
     {"dropout", SETTING_FLOAT, 0, 1, "nn.Dropout's probability p"},
     {"softmax_dim", SETTING_INT, -3, 2, "the dimension the attention softmax normalises"},
+    {"output_dim", SETTING_INT, 1, MAX_COUNT, "the embedding tables' width (multihead-attention.ipynb)"},
+    {"max_length", SETTING_INT, 1, 1024, "tokens per window of GPTDatasetV1, at most the 1024 positions embedded"},
+    {"stride", SETTING_INT, 1, MAX_COUNT, "GPTDatasetV1's step between windows"},
+    {"text", SETTING_TEXT, 0, 0, "a configuration's own text (UTF-8, at most 64 KiB) instead of the book's file"},
 };
 const int n_setting_rules = (int)(sizeof setting_rules / sizeof setting_rules[0]);
 

@@ -34,11 +34,28 @@ MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps,
     return m;
 }
 
+MultiHeadAttentionWrapper multihead_attention_wrapper_out_proj_new(const ParamSource *ps, const Recorder *rec,
+                                                                   const char *name, int d_in, int d_out,
+                                                                   int context_length, double dropout, int num_heads,
+                                                                   bool qkv_bias) {
+    MultiHeadAttentionWrapper m =
+        multihead_attention_wrapper_new(ps, rec, name, d_in, d_out, context_length, dropout, num_heads, qkv_bias);
+    // self.out_proj = nn.Linear(d_out*num_heads, d_out*num_heads)
+    m.out_proj = linear_in(ps, name, "out_proj", d_out * num_heads, d_out * num_heads, true);
+    m.has_out_proj = true;
+    m.rec = *rec;
+    return m;
+}
+
 Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor x) {
     // torch.cat([head(x) for head in self.heads], dim=-1)
     Tensor outs[MAX_HEADS];
     for (int i = 0; i < m->num_heads; i++) outs[i] = causal_attention_forward(&m->heads[i], x);
-    return torch_cat(m->num_heads, outs, -1);
+    Tensor context_vec = torch_cat(m->num_heads, outs, -1);
+    if (!m->has_out_proj) return context_vec;
+    // return self.out_proj(context_vec)
+    RECORD(&m->rec, m->name, context_vec);
+    return linear_forward(&m->out_proj, context_vec);
 }
 
 MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
@@ -147,6 +164,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
 //      dx = (((((v[H-1] + q[H-1]) + k[H-1]) + v[H-2]) + ...) + k[0]
 MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiHeadAttentionWrapper *m, Tensor dout) {
     MultiHeadAttentionWrapperGrads g = {0};
+    if (m->has_out_proj) die(EXIT_BAD_INPUT, "%s: the backward of a wrapper with out_proj is not written", m->name);
     const int H = m->num_heads, d_out = m->heads[0].d_out;
     const long rows = numel(dout) / ((long)H * d_out);
     Tensor dhead = tensor_empty(SIZE((int)rows, d_out));

@@ -23,11 +23,21 @@ typedef struct {
     char name[64];
     int num_heads;
     CausalAttention heads[MAX_HEADS];  // "<name>.heads.0", ...
+    // multihead-attention.ipynb's wrapper (In [5]) ends with
+    // self.out_proj = nn.Linear(d_out*num_heads, d_out*num_heads); ch03.ipynb's has none.
+    bool has_out_proj;
+    Linear out_proj;                   // (num_heads * d_out, num_heads * d_out), with a bias
+    Recorder rec;                      // where forward() reports context_vec (with out_proj)
 } MultiHeadAttentionWrapper;
 
 MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
                                                           const char *name, int d_in, int d_out, int context_length,
                                                           double dropout, int num_heads, bool qkv_bias);
+// multihead-attention.ipynb In [5]'s wrapper: the heads, then out_proj, drawn after them.
+MultiHeadAttentionWrapper multihead_attention_wrapper_out_proj_new(const ParamSource *ps, const Recorder *rec,
+                                                                   const char *name, int d_in, int d_out,
+                                                                   int context_length, double dropout, int num_heads,
+                                                                   bool qkv_bias);
 // x (b, T, d_in) -> (b, T, num_heads * d_out)
 Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor x);
 
@@ -52,6 +62,7 @@ long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.nume
 
 // --- backward: loss.backward() through the last forward -------------------------------
 // The wrapper's forward keeps what each head's `act` (heads[i].act) points to.
+// Not for a wrapper with out_proj (it dies).
 typedef struct {
     CausalAttentionGrads heads[MAX_HEADS];  // heads.0.W_query.weight, ... (their .x left empty)
     Tensor x;                               // (b, T, d_in)

@@ -24,5 +24,5 @@ static void random_dropout_noise(void *ctx, const char *name, Tensor noise, doub
 }
 
 ParamSource param_source_random(RandomSource *rs) {
-    return (ParamSource){random_uniform_, random_rand, random_dropout_noise, rs};
+    return (ParamSource){random_uniform_, random_rand, random_dropout_noise, NULL, rs};
 }

@@ -23,11 +23,15 @@ typedef struct {
     // nn.Dropout(p)'s noise in training mode, bernoulli_(1 - p) then div_(1 - p):
     // two 32-bit draws per element.
     void (*dropout_noise)(void *ctx, const char *name, Tensor noise, double p);
+    // t.normal_(mean, std): nn.Embedding's init (normal_(0, 1)), as torch 1.13's
+    // CPU kernel draws it (random/normal.h). NULL for a source that cannot.
+    void (*normal_)(void *ctx, const char *name, Tensor t, double mean, double std);
     void *ctx;
 } ParamSource;
 
 // A source that draws every value from rs (init.h), and reads nothing: the
-// names are not used. rs must outlive the modules made with it.
+// names are not used. rs must outlive the modules made with it. It has no
+// normal_: torch's normal_ needs the generator itself (its cached normal).
 ParamSource param_source_random(RandomSource *rs);
 
 #endif

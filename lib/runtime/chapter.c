@@ -12,6 +12,7 @@
 #include "fast_kernels.h"
 #include "fixture.h"
 #include "hdf5_snapshot.h"
+#include "loader.h"
 #include "output.h"
 
 #ifndef LITATTN_FIXTURES_DIR
@@ -38,9 +39,10 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     ch.spec = spec;
     error_set_program(spec->name);
     char err[FIXTURE_ERR_LEN];
-    if (cli_parse(argc, argv, spec->draws, &ch.opt, err, sizeof err) != CLI_OK) {
+    const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0);
+    if (cli_parse(argc, argv, allow, &ch.opt, err, sizeof err) != CLI_OK) {
         char usage[256];
-        cli_usage(usage, sizeof usage, spec->name, spec->draws);
+        cli_usage(usage, sizeof usage, spec->name, allow);
         die(EXIT_USAGE, "%s (%s)", err, usage);
     }
     output_begin();
@@ -48,7 +50,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
              spec->variant);
     if (ch.opt.help) {
         char help[2048];
-        cli_help(help, sizeof help, spec->name, spec->title, ch.default_fixture, spec->draws);
+        cli_help(help, sizeof help, spec->name, spec->title, ch.default_fixture, allow);
         output_text(help);
         output_end();
         exit(0);
@@ -72,6 +74,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     config_begin(ch.fixture);
     draws_begin(&ch.opt, ch.fixture);
     keep_begin(ch.dump);
+    loader_begin(ch.opt.text, ch.fixture);
 }
 
 int chapter_end(void) {
@@ -79,6 +82,7 @@ int chapter_end(void) {
     // and a --dump must not replace what was there (die() removes it).
     output_end();
     dump_close(ch.dump);
+    loader_end();
     fixture_close(ch.fixture);
     tensor_release_all();
     return 0;

@@ -22,8 +22,10 @@
 #include "config.h"
 #include "draws.h"
 #include "dropout.h"
+#include "embedding.h"
 #include "keep.h"
 #include "linear.h"
+#include "loader.h"
 #include "multihead_attention.h"
 #include "ops.h"
 #include "pcg32.h"
@@ -36,6 +38,7 @@ typedef struct {
     const char *variant;  // the book's variant: fixtures/<name>.<variant>.h5
     const char *title;    // one line for --help: the book section it mirrors
     int draws;            // it draws at random (takes --seed and --skip)
+    int reads_text;       // it reads a text (takes --text): the data-loading notebook
     const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
 } ChapterSpec;
 
@@ -45,8 +48,8 @@ extern const struct ShippedSnapshots litattn_shipped;
 // LITATTN_CHAPTER, _VARIANT, _TITLE and _DRAWS come from chapters/chapters.txt
 // through chapters/meson.build.
 #define chapter_begin(argc, argv)                                                                              \
-    chapter_start((argc), (argv),                                                                              \
-                  &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS, &litattn_shipped})
+    chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
+                                                 LITATTN_READS_TEXT, &litattn_shipped})
 
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code
@@ -55,6 +58,7 @@ int chapter_end(void);  // finishes --dump and stdout, frees everything; returns
 // line exactly as the notebook has it, so a search for a book line finds the
 // C. The labels:
 #define In(n, code) cell("In [" #n "]", (code))                       // ch03.ipynb, In [n]
+#define MhaIn(n, code) cell("multihead-attention In [" #n "]", (code))  // multihead-attention.ipynb
 #define ExIn(n, code) cell("exercise-solutions In [" #n "]", (code))  // exercise-solutions.ipynb
 #define Exercise(number, code) cell("Exercise " number, (code))       // an exercise given as text only
 #define Transcript(label, code) cell((label), (code))                 // a transcript's own cell, e.g. "004 In [6]"
@@ -85,5 +89,12 @@ void setup_cell(const char *label, const char *code);
     multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout,       \
                             num_heads, qkv_bias)
 #define nn_dropout(name, p) dropout_new(draws_source(), name, p)  // torch.nn.Dropout(p)
+// multihead-attention.ipynb's classes: nn.Embedding(num, dim), and its
+// MultiHeadAttentionWrapper, which ends with an out_proj.
+#define nn_embedding(name, num_embeddings, embedding_dim)                                                     \
+    embedding_new(draws_source(), name, num_embeddings, embedding_dim)
+#define multihead_attention_wrapper_out_proj(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)   \
+    multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, \
+                                             dropout, num_heads, qkv_bias)
 
 #endif

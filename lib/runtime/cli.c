@@ -11,8 +11,8 @@
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
-    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]] [--dump PATH]%s [--threads N] [--help]", name,
-             allow_seed ? " [--seed [SITE=]N]... [--skip K]" : "");
+    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]]%s [--dump PATH]%s [--threads N] [--help]", name,
+             allow_seed & CLI_TEXT ? " [--text FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "");
 }
 
 void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
@@ -25,8 +25,20 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                      "  --group NAME    the configuration NAME inside a multi-group fixture (fixtures/sweep.h5)\n"
                      "  --dump PATH     also write every tensor computed to the HDF5 file PATH\n"
                      "  --threads N     run the large kernels on N threads (default 1; the same bits)\n",
-                     usage, about, allow_seed ? " and parameters" : "", default_fixture);
-    if (allow_seed && n > 0 && (size_t)n < len)
+                     usage, about, allow_seed & CLI_SEEDS ? " and parameters" : "", default_fixture);
+    if (allow_seed & CLI_TEXT && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "  --text FILE     read this UTF-8 text instead of the book's (fixtures/gpt2/small-text-sample.txt);\n"
+                      "                  at most 64 MiB\n");
+    if (allow_seed & CLI_TEXT && allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "  --seed N        draw everything in C as a process whose default generator started at N\n"
+                 "                  (torch.initial_seed() = N): the embedding tables and the shuffle;\n"
+                 "                  the notebook's torch.manual_seed(123) calls keep 123\n"
+                 "  --seed SITE=N   the seed of one torch.manual_seed call (variant_a, variant_b)\n"
+                 "  --skip K        with --seed: discard K draws after the process starts\n"
+                 "                  (at most 10^9)\n");
+    else if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "  --seed N        draw parameters, dropout masks and random inputs in C, with every\n"
                  "                  torch.manual_seed(...) of the chapter taking N, instead of reading them\n"
@@ -135,8 +147,12 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
         else if (n == 7 && !strncmp(arg, "--group", n)) slot = &opt->group, name = "--group";
         else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
         else if (n == 9 && !strncmp(arg, "--threads", n)) slot = &threads_text, name = "--threads";
-        else if (n == 6 && !strncmp(arg, "--seed", n) && allow_seed) slot = &seed_text, name = "--seed";
-        else if (n == 6 && !strncmp(arg, "--skip", n) && allow_seed) slot = &skip_text, name = "--skip";
+        else if (n == 6 && !strncmp(arg, "--text", n) && (allow_seed & CLI_TEXT)) slot = &opt->text, name = "--text";
+        else if (n == 6 && !strncmp(arg, "--text", n)) {
+            snprintf(err, len, "--text: this chapter reads no text");
+            return CLI_USAGE;
+        } else if (n == 6 && !strncmp(arg, "--seed", n) && (allow_seed & CLI_SEEDS)) slot = &seed_text, name = "--seed";
+        else if (n == 6 && !strncmp(arg, "--skip", n) && (allow_seed & CLI_SEEDS)) slot = &skip_text, name = "--skip";
         else if (n == 6 && (!strncmp(arg, "--seed", n) || !strncmp(arg, "--skip", n))) {
             snprintf(err, len, "%.*s: this chapter draws nothing at random", (int)n, arg);
             return CLI_USAGE;

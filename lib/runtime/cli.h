@@ -13,6 +13,7 @@ typedef struct {
     const char *fixture;  // --fixture PATH; NULL: the book's variant in fixtures/
     const char *group;    // --group NAME: one configuration of a multi-group file (the sweep)
     const char *dump;     // --dump PATH: also write every computed tensor there
+    const char *text;     // --text FILE: the text a chapter that reads one reads (CLI_TEXT); NULL: its default
     // --seed N (every torch.manual_seed of the chapter) and --seed SITE=N (one
     // of them, named as in the fixture's SITE.seed attribute). n_seeds == 0:
     // parameters come from the fixture.
@@ -28,11 +29,15 @@ typedef struct {
 } Options;
 
 enum { CLI_OK = 0, CLI_USAGE = 1 };
+// What a chapter takes besides the common options (the `allow` bits below;
+// 1, a chapter that draws, is CLI_SEEDS).
+enum { CLI_SEEDS = 1, CLI_TEXT = 2 };
 
 // Parses argv[1..]; on a usage error returns CLI_USAGE with one line in err.
 // An option given twice is a usage error ("--seed given twice"), and so is
 // --seed SITE=N twice for one SITE; --seed N and --seed SITE=N go together.
-// allow_seed: whether --seed and --skip mean anything to this chapter.
+// allow_seed: CLI_SEEDS if --seed and --skip mean anything to this chapter,
+// | CLI_TEXT if --text does.
 int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
 
 // "usage: NAME [--fixture PATH] ..." without a trailing newline.

@@ -8,6 +8,7 @@
 #include "fast_kernels.h"
 #include "init.h"
 #include "keep.h"
+#include "normal.h"
 #include "print.h"
 #include "torch_generator.h"
 
@@ -21,6 +22,10 @@ static struct {
     RandomSource rng;
 } dr;
 
+static void need_seed(const char *name) {
+    if (!dr.seeded) die(EXIT_BAD_INPUT, "%s is drawn before torch.manual_seed: a bug in the chapter", name);
+}
+
 void draws_begin(const Options *opt, Fixture *fx) {
     dr.opt = opt;
     dr.fixture = fx;
@@ -31,9 +36,11 @@ void draws_begin(const Options *opt, Fixture *fx) {
 // The seed of a site: --seed SITE=N, else --seed N, else the fixture's
 // attribute (`seed` or `<site>.seed`), which must be an integer as
 // torch.manual_seed takes it.
-static void site_seed(const char *site, uint64_t *value, char *text, size_t len) {
+// pinned: a plain --seed N leaves this site alone (a chapter whose plain
+// --seed is the process's initial seed: its torch.manual_seed(123) stays).
+static void site_seed_of(const char *site, int pinned, uint64_t *value, char *text, size_t len) {
     const Options *opt = dr.opt;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < (pinned ? 1 : 2); pass++)
         for (int i = 0; i < opt->n_seeds; i++) {
             const char *s = opt->seeds[i].site;
             if (pass == 0 ? (site && !strcmp(s, site)) : !*s) {
@@ -50,6 +57,10 @@ static void site_seed(const char *site, uint64_t *value, char *text, size_t len)
             "takes, written in decimal, found '%s'", error_input(), attr, text);
 }
 
+static void site_seed(const char *site, uint64_t *value, char *text, size_t len) {
+    site_seed_of(site, 0, value, text, len);
+}
+
 static long long skip_count(void) {
     if (dr.drawing || !fixture_has_attr(dr.fixture, "skip")) return dr.opt->skip;
     char err[FIXTURE_ERR_LEN];
@@ -61,10 +72,10 @@ static long long skip_count(void) {
     return k;
 }
 
-static void seed_site(const char *site, long long book_seed) {
+static void seed_site_as(const char *site, int pinned, long long book_seed) {
     uint64_t value;
     char text[64], book[32];
-    site_seed(site, &value, text, sizeof text);
+    site_seed_of(site, pinned, &value, text, sizeof text);
     torch_manual_seed(&dr.gen, value);
     dr.seeded = 1;
     snprintf(book, sizeof book, "%lld", book_seed);
@@ -81,12 +92,32 @@ static void seed_site(const char *site, long long book_seed) {
     }
 }
 
+static void seed_site(const char *site, long long book_seed) { seed_site_as(site, 0, book_seed); }
+
 void manual_seed(long long book_seed) { seed_site(NULL, book_seed); }
 void manual_seed_at(const char *site, long long book_seed) { seed_site(site, book_seed); }
+void manual_seed_in_process(const char *site, long long book_seed) { seed_site_as(site, 1, book_seed); }
 
-static void need_seed(const char *name) {
-    if (!dr.seeded) die(EXIT_BAD_INPUT, "%s is drawn before torch.manual_seed: a bug in the chapter", name);
+void initial_seed(void) {
+    uint64_t value;
+    char text[64], note[256];
+    site_seed(NULL, &value, text, sizeof text);
+    torch_manual_seed(&dr.gen, value);  // a generator made with seed s is one manual_seed(s) gives
+    dr.seeded = 1;
+    snprintf(note, sizeof note, "torch.initial_seed() = %s here: the seed this process's default generator "
+             "started from (the notebook's process picks its own)", text);
+    print_note("#", note);
+    long long skip = skip_count();
+    for (long long k = 0; k < skip; k++) (void)torch_random(&dr.gen);
+    if (skip) print_note("#", skip, "draws by earlier cells, discarded");
+    dr.skipped = 1;
 }
+
+TorchGenerator *default_generator(const char *what) {
+    need_seed(what);
+    return &dr.gen;
+}
+
 
 // Fixture mode: the dataset PyTorch drew, if the fixture holds it whole (a
 // tensor too large to commit is there only as a digest: then NULL).
@@ -124,6 +155,17 @@ Tensor draw_rand(const char *name, Size s, const char *role) {
     return t;
 }
 
+static void source_normal_(void *ctx, const char *name, Tensor t, double mean, double std) {
+    (void)ctx;
+    need_seed(name);
+    // Drawn here even when read: normal_'s words (n, and 16 more when n % 16
+    // != 0; below 16 elements the scalar path and its cached normal) move the
+    // generator as torch's did. A table too large to commit is not in the
+    // fixture: then the drawn values stand.
+    normal_fill(t.data, numel(t), mean, std, &dr.gen);
+    if (!read_drawn(name, t, "weight")) keep_as(name, "weight", t);
+}
+
 // --- the modules' ParamSource --------------------------------------------------
 
 static void source_rand(void *ctx, const char *name, Tensor t) {
@@ -150,6 +192,6 @@ static void source_dropout_noise(void *ctx, const char *name, Tensor noise, doub
 }
 
 const ParamSource *draws_source(void) {
-    static const ParamSource source = {source_uniform_, source_rand, source_dropout_noise, NULL};
+    static const ParamSource source = {source_uniform_, source_rand, source_dropout_noise, source_normal_, NULL};
     return &source;
 }

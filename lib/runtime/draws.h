@@ -20,6 +20,7 @@
 #include "fixture.h"
 #include "param_source.h"
 #include "tensor.h"
+#include "torch_generator.h"
 
 // chapter_start calls it: the seeds of the command line, and the fixture.
 void draws_begin(const Options *opt, Fixture *fx);
@@ -32,6 +33,21 @@ void manual_seed(long long book_seed);
 // The same for a second seeding site of a chapter, whose seed is the
 // fixture's `<site>.seed` attribute (or --seed <site>=N).
 void manual_seed_at(const char *site, long long book_seed);
+
+// A notebook that draws before any torch.manual_seed (multihead-attention.ipynb:
+// its nn.Embedding tables, its DataLoader's shuffle) draws from the default
+// generator as the process started it, seeded with torch.initial_seed(),
+// which differs in every process. initial_seed() starts that generator at
+// the fixture's `seed` (the exporter's process's) or at --seed N, and says
+// so in a note line; --skip K (or the fixture's `skip`) then discards K draws.
+void initial_seed(void);
+// torch.manual_seed(book_seed) at `site` in such a chapter: the site's seed is
+// its fixture attribute `<site>.seed` or --seed SITE=N; a plain --seed N
+// (the process's start) leaves it alone.
+void manual_seed_in_process(const char *site, long long book_seed);
+// The default generator itself, once seeded (the DataLoader draws from it);
+// `what` names the draw in the message if it is not.
+TorchGenerator *default_generator(const char *what);
 
 // torch.rand(*s): one draw per element in memory order. role: "weight" for
 // nn.Parameter(torch.rand(...)), "random" for a random input.

@@ -11,6 +11,10 @@ void keep_as(const char *name, const char *role, Tensor t) {
 
 void keep(const char *name, Tensor t) { keep_as(name, "output", t); }
 
+void keep_long(const char *name, LongTensor t) {
+    if (dump) dump_write_long(dump, name, "output", t);
+}
+
 static void record(void *ctx, const char *name, Tensor t) {
     (void)ctx;
     keep(name, t);

@@ -82,7 +82,8 @@ static float *block_alloc(size_t bytes, bool zero) {
     return p;
 }
 
-static Tensor make(Size s, bool zero) {
+// The elements of shape s, refused (one line) past TENSOR_MAX_NUMEL.
+static long checked_numel(Size s) {
     if (s.ndim < 0 || s.ndim > TENSOR_MAX_DIMS) die(EXIT_BAD_INPUT, "a tensor of rank %d (at most %d)", s.ndim, TENSOR_MAX_DIMS);
     long n = 1;
     for (int i = 0; i < s.ndim; i++) {
@@ -96,6 +97,36 @@ static Tensor make(Size s, bool zero) {
         die(EXIT_BAD_INPUT, "%s: expected inputs that make tensors of at most 2^26 elements, found ones that make "
             "a tensor of shape %s", error_input(), shape_s);
     }
+    return n;
+}
+
+LongTensor long_tensor_empty(Size s) {
+    long n = checked_numel(s);
+    LongTensor t = {0};
+    t.ndim = s.ndim;
+    memcpy(t.shape, s.dims, sizeof t.shape);
+    size_t bytes = (size_t)n * sizeof(int64_t);
+    t.data = (int64_t *)(void *)(bytes <= SMALL_BYTES ? small_alloc(bytes ? bytes : sizeof(int64_t))
+                                                      : block_alloc(bytes, false));
+    return t;
+}
+
+LongTensor torch_arange(int n) {
+    LongTensor t = long_tensor_empty(SIZE(n));
+    for (int i = 0; i < n; i++) t.data[i] = i;
+    return t;
+}
+
+long long_numel(LongTensor t) { return size_numel(long_shape(t)); }
+
+Size long_shape(LongTensor t) {
+    Size s = {t.ndim, {0}};
+    memcpy(s.dims, t.shape, sizeof s.dims);
+    return s;
+}
+
+static Tensor make(Size s, bool zero) {
+    long n = checked_numel(s);
     Tensor t = {0};
     t.ndim = s.ndim;
     memcpy(t.shape, s.dims, sizeof t.shape);

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define TENSOR_MAX_DIMS 4
 // The most elements one tensor may hold: 2^26 floats (256 MiB). The largest
@@ -44,6 +45,19 @@ typedef struct {
     const char *grad_fn;             // e.g. "MmBackward0": the node torch would record, or NULL
     bool requires_grad;              // a leaf that requires grad (an nn.Parameter)
 } Tensor;
+
+// torch.int64 tensors: token ids, and batches of them (x, y). The same pool
+// owns them; no arithmetic, only shape and values.
+typedef struct {
+    int ndim;                        // 0 .. TENSOR_MAX_DIMS
+    int shape[TENSOR_MAX_DIMS];
+    int64_t *data;                   // numel() values, C order
+} LongTensor;
+
+LongTensor long_tensor_empty(Size s);   // torch.empty(*s, dtype=torch.int64)
+LongTensor torch_arange(int n);         // torch.arange(n): 0, 1, ..., n - 1
+long long_numel(LongTensor t);
+Size long_shape(LongTensor t);
 
 // --- making tensors -----------------------------------------------------------
 Tensor tensor_zeros(Size s);         // torch.zeros(*s)

@@ -2,9 +2,9 @@
 // seed parser behind --seed (torch_parse_seed in lib/random/torch_generator.c).
 //
 // The input is an argument vector: its pieces separated by NUL bytes, after
-// a fixed argv[0]. Each vector is parsed twice, as a chapter that draws no
-// weights (allow_seed 0) and as one that does (1). Checked besides the
-// sanitizers:
+// a fixed argv[0]. Each vector is parsed as a chapter that draws no
+// weights (allow_seed 0), as one that does (CLI_SEEDS), and as the one that
+// also reads a text (CLI_SEEDS | CLI_TEXT). Checked besides the sanitizers:
 //   - a usage error is one non-empty line, cut to fit the buffer;
 //   - a success holds only option values that are non-empty arguments of
 //     argv, a seed that round-trips (the uint64 strtoull or strtoll gives for
@@ -12,7 +12,9 @@
 //     comes with a seed, a group only with a fixture, and at most one seed
 //     per site (an option given twice is a usage error);
 //   - a vector that parses without --seed/--skip parses identically when
-//     --seed is allowed, and argv is left untouched;
+//     --seed is allowed, and one that parses without --text identically
+//     when --text is allowed; --text is accepted only where allowed, with a
+//     non-empty argument of argv; argv is left untouched;
 //   - torch_parse_seed agrees with strtoull/strtoll on every piece.
 #include <errno.h>
 #include <stdint.h>
@@ -100,6 +102,8 @@ static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len
         if (opt->skip < 0 || opt->skip > 1000000000LL) broken("cli_parse", "skip out of [0, 10^9]");
         if (opt->skip && !opt->n_seeds) broken("cli_parse", "skip without a seed");
         if (!allow_seed && (opt->n_seeds || opt->skip)) broken("cli_parse", "seed accepted by a chapter without weights");
+        if (!(allow_seed & CLI_TEXT) && opt->text) broken("cli_parse", "--text accepted by a chapter without a text");
+        if (opt->text) check_value("--text", opt->text, argc, argv);
         if (opt->threads < 1 || opt->threads > CLI_MAX_THREADS) broken("cli_parse", "threads out of range");
         for (int i = 0; i < opt->n_seeds; i++) {
             check_value("--seed", opt->seeds[i].text, argc, argv);
@@ -154,13 +158,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             with.help != without.help || with.threads != without.threads || with.n_seeds || with.skip)
             broken("cli_parse", "allowing --seed changed the result of a command line without it");
     }
+    Options texts;
+    int rc2 = parse(argc, argv, CLI_SEEDS | CLI_TEXT, &texts, 512);
+    if (rc1 == CLI_OK) {
+        if (rc2 != CLI_OK) broken("cli_parse", "allowing --text rejected a command line without it");
+        if (texts.fixture != with.fixture || texts.group != with.group || texts.dump != with.dump ||
+            texts.help != with.help || texts.threads != with.threads || texts.n_seeds != with.n_seeds ||
+            texts.skip != with.skip || texts.text)
+            broken("cli_parse", "allowing --text changed the result of a command line without it");
+    }
     if (memcmp(buf, orig, size + 1) != 0) broken("cli_parse", "modified argv");
 
     // cli_usage into any size of buffer (0 included) and either form.
     char usage[256];
     size_t len = size ? (size_t)data[0] % sizeof usage : 0;
     memset(usage, 'x', sizeof usage);
-    cli_usage(usage, len, argv[argc - 1], (int)(size & 1));
+    cli_usage(usage, len, argv[argc - 1], (int)(size & 3));
     if (len && strnlen(usage, len) == len) broken("cli_usage", "not NUL-terminated");
     if (len < sizeof usage && usage[len] != 'x') broken("cli_usage", "wrote past its length");
 

@@ -89,9 +89,19 @@ def export_custom(args, argv):
             f", generator=manual_seed({args.inputs_seed})) * 2 - 1"
     if chapter in ("ch03_3_simplified_attention", "ch03_4_1_trainable_weights") and ins["inputs"].shape[0] < 2:
         raise SystemExit(f"export_fixtures: {chapter} uses inputs[1]: --tokens must be at least 2")
+    kw = {}
+    if args.text is not None:
+        if chapter != "ch03_mha_data_loading":
+            raise SystemExit(f"export_fixtures: {chapter} reads no text")
+        kw["text"] = open(args.text, "rb").read()
+        if len(kw["text"]) > 64 * 1024 or b"\0" in kw["text"]:
+            raise SystemExit("export_fixtures: --text: a fixture holds a text of at most 64 KiB, without NUL bytes "
+                             "(run the chapter with --text FILE for a longer one)")
+        kw["text"].decode("utf-8")  # the notebook's open(..., encoding="utf-8") would raise too
+        what = f"the text of {args.text}"
     command = " ".join([SCRIPT] + [shlex.quote(a) for a in argv])
     try:
-        run = run_chapter(chapter, ins, settings, seeds, args.skip)
+        run = run_chapter(chapter, ins, settings, seeds, args.skip, **kw)
     except SystemExit:
         raise
     except Exception as e:  # what torch (or the notebook's assert) says of these settings
@@ -137,6 +147,8 @@ def main(argv):
     c.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="a setting other than the book's (d_out, num_heads, context_length, dropout, training, "
                         "qkv_bias, exercise_3_3.tokens, ...); repeatable")
+    c.add_argument("--text", metavar="FILE", help="ch03_mha_data_loading: this UTF-8 text (at most 64 KiB, kept "
+                   "in the fixture as its `text`) instead of the book's small-text-sample.txt")
     c.add_argument("--d-out", type=int, help="the same as --set d_out=N")
     c.add_argument("--qkv-bias", action="store_true", help="the same as --set qkv_bias=1")
     args = p.parse_args(argv)

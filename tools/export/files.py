@@ -14,12 +14,19 @@ import chapters as chapter_table  # tools/chapters.py: chapters/chapters.txt
 import fixture_diff  # tools/fixture_diff.py: comparing two sets of fixtures
 
 from . import SCRIPT, TOOLS_DIR
+from .ch03_mha import js_tiktoken_status, node_inputs, write_data_sweep
 from .sweep import write_sweep
 from .variants import book_fixtures, run_variant
 from .write import new_file, write_fixture
 
 # --------------------------------------------------------------------------
 # Every file, as independent jobs (one file each), run in parallel.
+
+# The data-loading chapter's files take their token ids from js-tiktoken
+# under node (tools/export/ch03_mha.py): made only where that runs.
+DATA_SWEEP = "sweep_data_loading.h5"
+NEEDS_NODE = ("ch03_mha_data_loading.book.h5", DATA_SWEEP)
+SKIPPED_NODE = "SKIPPED_NODE"  # in a --regenerate directory: why NEEDS_NODE were not made
 
 HELPERS = ("kernel_cases", "backward_cases", "printer_cases", "random_cases")  # tools/<stem>.py, each writing <stem>.h5
 
@@ -49,6 +56,7 @@ def jobs():
     for chapter, variant, spec in book_fixtures():
         out[f"{chapter}.{variant}.h5"] = _write_book_fixture(chapter, variant, spec)
     out["sweep.h5"] = write_sweep
+    out[DATA_SWEEP] = write_data_sweep
     for stem in HELPERS:
         out[stem + ".h5"] = (lambda s: lambda path: load_helper(s).export(path))(stem)
     return out
@@ -94,6 +102,9 @@ def parallel_map(fn, args, workers):
 
 
 def export_files(out_dir, names, workers, quiet=False):
+    why = js_tiktoken_status()
+    if why and any(n in NEEDS_NODE for n in names):
+        raise SystemExit(f"export_fixtures: cannot make {', '.join(n for n in names if n in NEEDS_NODE)}: {why}")
     os.makedirs(out_dir, exist_ok=True)
     order = [n for n in SLOW_FIRST if n in names] + [n for n in names if n not in SLOW_FIRST]
     args = [(n, out_dir) for n in order]
@@ -144,6 +155,8 @@ def files_read():
                  if isinstance(getattr(m, "__file__", None), str))
     with open("/proc/self/maps") as f:
         paths.update(line.split()[-1] for line in f if line.split()[-1].startswith("/"))
+    # The data-loading chapter's: its text, and the reference tokenizer node runs.
+    paths.update(node_inputs())
     return sorted(p for p in paths if os.path.exists(p))
 
 
@@ -152,7 +165,13 @@ def regenerate(out_dir, depfile, workers):
     are written), and the depfile naming what it read, for out_dir."""
     tmp = out_dir.rstrip("/") + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    export_files(tmp, list(jobs()), workers, quiet=True)
+    names, why = list(jobs()), js_tiktoken_status()
+    if why:
+        names = [n for n in names if n not in NEEDS_NODE]
+    export_files(tmp, names, workers, quiet=True)
+    if why:
+        with open(os.path.join(tmp, SKIPPED_NODE), "w") as f:
+            f.write(f"SKIP: {', '.join(NEEDS_NODE)} not exported again: {why}\n")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.rename(tmp, out_dir)
     if depfile:

@@ -66,6 +66,16 @@ class Run:
         assert a.shape == tuple(t.shape)
         self.data[name] = (a, role)
 
+    def keep_long(self, name, t, role="output"):
+        """An int64 tensor (token ids, a batch of them), stored whole."""
+        t = t.detach()
+        if t.dtype != torch.int64:
+            raise TypeError(f"{self.chapter}: {name!r} is {t.dtype}, not int64")
+        if t.numel() > 2 ** 20:
+            raise SystemExit(f"export_fixtures: {self.chapter}: {name!r} has {t.numel()} ids, more than a fixture holds")
+        a = np.array(t.contiguous().numpy(), dtype=np.int64, order="C", copy=True)
+        self.data[name] = (a, role)
+
     def input(self, name, t):
         self.keep(name, t, "input")
         return t

@@ -9,6 +9,7 @@ from .ch03_4 import (ch03_4_1_scaling_rationale, ch03_4_1_trainable_weights, ch0
                      ch03_4_2_self_attention_v2)
 from .ch03_5 import ch03_5_1_causal_mask, ch03_5_2_dropout, ch03_5_3_causal_attention
 from .ch03_6 import book_a, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention
+from .ch03_mha import ch03_mha_data_loading
 from .run import Run
 
 # Transcripts (../shared/book/), named by their file prefix (tools/export_fixtures.py).
@@ -21,7 +22,8 @@ T004 = "004_e8e336bf22e41ef3.txt"
 RUNNERS = {f.__name__: f for f in (
     ch03_3_simplified_attention, ch03_4_1_trainable_weights, ch03_4_1_scaling_rationale,
     ch03_4_2_self_attention_v1, ch03_4_2_self_attention_v2, ch03_5_1_causal_mask, ch03_5_2_dropout,
-    ch03_5_3_causal_attention, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention)}
+    ch03_5_3_causal_attention, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention,
+    ch03_mha_data_loading)}
 
 
 def run_chapter(chapter, ins, settings=None, seeds=None, skip=0, **kw):
@@ -47,6 +49,7 @@ def _v(mirrors, inputs=None, settings=None, seeds=None, skip=0, **kw):
 
 NB = "ch03.ipynb"
 EX = "exercise-solutions.ipynb"
+MHA = "multihead-attention.ipynb"
 
 VARIANTS = {
     ("ch03_3_simplified_attention", "book"): _v(
@@ -99,6 +102,11 @@ VARIANTS = {
         f"section 3.6.2: {NB} In [36]-In [38]; Exercise 3.3 as in the seed123 variant but with dropout 0.1 "
         "in training mode: MultiHeadAttention(768, 768, 1024, 0.1, 12), forward on x = "
         "torch.rand(1, 1024, 768)", settings={"exercise_3_3.dropout": 0.1}),
+    ("ch03_mha_data_loading", "book"): _v(
+        f"{MHA} In [2]-In [8] (Multi-head Attention Plus Data Loading) on fixtures/gpt2/small-text-sample.txt: "
+        "token ids from npm js-tiktoken (gpt2), GPTDatasetV1(max_length=4, stride=4), DataLoader(batch_size=8, "
+        "shuffle=True), nn.Embedding(50257, 256) and nn.Embedding(1024, 256) drawn from the process's initial "
+        "seed (the `seed` attribute, torch.initial_seed()), both multi-head classes after torch.manual_seed(123)"),
 }
 
 
@@ -106,6 +114,8 @@ def default_inputs(chapter):
     """The book's inputs of a chapter."""
     if chapter == "ch03_4_1_scaling_rationale":
         return {"tensor": torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5])}  # 004 In [15]
+    if chapter == "ch03_mha_data_loading":
+        return {}  # it reads a text
     ins = {"inputs": book_inputs()}
     if chapter == "ch03_6_2_multihead_attention":
         ins["a"] = book_a()

@@ -40,8 +40,8 @@ def set_attrs(g, attrs):
 def put_dataset(g, name, a, role):
     if name in g:
         raise SystemExit(f"export_fixtures: dataset {name!r} written twice")
-    # A 0-d array is stored as a SCALAR dataspace.
-    ds = g.create_dataset(name, data=a, dtype="<f4", track_times=False)
+    # A 0-d array is stored as a SCALAR dataspace; int64 (token ids) as int64.
+    ds = g.create_dataset(name, data=a, dtype="<i8" if a.dtype == np.int64 else "<f4", track_times=False)
     ds.attrs["role"] = role
 
 

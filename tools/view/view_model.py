@@ -118,6 +118,8 @@ def build_page(chapter, variant, run, blocks, book_cells, suite, tokens, book_ar
     roles = {n: e["role"] for n, e in run.get("tensors", {}).items()}
     cell_of = vs.tensor_cells(blocks, roles)
     words = tokens[1] if inputs_are_books(run.get("inputs"), tokens[0]) else None
+    if run.get("first_ids"):  # the data-loading chapter: the first batch item's tokens, decoded
+        words = vs.gpt2_token_labels(run["first_ids"])
 
     # Match each block to its printed cell: the k-th marker with its label.
     taken, rows, seen = set(), [], set()

@@ -118,7 +118,7 @@ def run_chapter(exe, program, variant, fixture, cache_dir, timeout=300):
         record.update(mode=mode, args=args, exit=rc, stdout=out, stderr=err.strip(), seconds=round(secs, 3))
         if rc == 0 and os.path.exists(dump):  # a failed run's dump is removed, or unfinished
             try:
-                record["tensors"], record["arrays"], record["inputs"] = read_dump(dump, fixture)
+                record["tensors"], record["arrays"], record["inputs"], record["first_ids"] = read_dump(dump, fixture)
             except OSError as e:
                 record["stderr"] += f"\n(the view could not read the --dump file: {e})"
     os.makedirs(cache_dir, exist_ok=True)
@@ -154,6 +154,9 @@ def compare_values(got, want):
     """(values that differ, worst ulp, a sign of zero differs) of two float32
     arrays of one shape. Same bits is equal; every NaN equals every NaN; one
     NaN against a number is 2^32 - 1 ulp, as lib/base/ulp.c counts it."""
+    if np.asarray(got).dtype.kind in "iu":  # token ids: equal or not
+        differ = np.asarray(got).reshape(-1) != np.asarray(want).reshape(-1)
+        return int(differ.sum()), 0, False
     g = np.ascontiguousarray(got, dtype="<f4").reshape(-1)
     w = np.ascontiguousarray(want, dtype="<f4").reshape(-1)
     gb, wb = g.view("<u4"), w.view("<u4")
@@ -209,10 +212,12 @@ def compare_one(name, ds, fx):
 
 
 def read_dump(dump, fixture):
-    """(tensors, arrays, inputs) of a run: every dumped tensor compared with
-    the fixture, the fixture's tensors the run did not dump, the arrays of
-    the tensors worth a heatmap (cropped when large), and the inputs."""
-    tensors, arrays, inputs = {}, {}, None
+    """(tensors, arrays, inputs, first_ids) of a run: every dumped tensor
+    compared with the fixture, the fixture's tensors the run did not dump,
+    the arrays of the tensors worth a heatmap (cropped when large), the
+    inputs, and the token ids of the first batch item (`x[0]`, the
+    data-loading chapter's) that label its heatmaps, or None."""
+    tensors, arrays, inputs, first_ids = {}, {}, None, None
     with h5py.File(dump, "r") as d, h5py.File(fixture, "r") as fx:
         for name, ds in d.items():
             if not isinstance(ds, h5py.Dataset):
@@ -220,6 +225,8 @@ def read_dump(dump, fixture):
             role = attr_str(ds, "role") or "output"
             if name == "inputs":
                 inputs = ds[()].astype(float).tolist()
+            if name == "x" and ds.dtype.kind == "i" and ds.ndim == 2:
+                first_ids = [int(i) for i in ds[0]]
             if role not in ROLES_COMPARED:
                 continue
             tensors[name] = compare_one(name, ds, fx)
@@ -229,7 +236,7 @@ def read_dump(dump, fixture):
             if isinstance(ds, h5py.Dataset) and name not in tensors and attr_str(ds, "role") in ROLES_COMPARED:
                 tensors[name] = {"role": attr_str(ds, "role"), "shape": list(ds.shape), "verdict": "not dumped",
                                  "worst_ulp": None, "differ": 0, "note": ""}
-    return tensors, arrays, inputs
+    return tensors, arrays, inputs, first_ids
 
 
 def heatmap_array(ds):

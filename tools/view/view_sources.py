@@ -19,7 +19,7 @@ import extract_book_blocks as ebb  # noqa: E402
 # --- the C: one block per marker ---------------------------------------------------------------
 
 # The marker macros of lib/runtime/chapter.h, and the label each prints.
-MARKER = re.compile(r'^\s*(In|ExIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
@@ -46,7 +46,7 @@ class CBlock:
     @property
     def official(self):
         """The label of the official cell this block computes, or None."""
-        return self.label if self.kind in ("In", "ExIn", "Exercise") else None
+        return self.label if self.kind in ("In", "ExIn", "MhaIn", "Exercise") else None
 
     @property
     def printed_label(self):
@@ -61,6 +61,8 @@ def marker_label(kind, args):
         return f"In [{first}]"
     if kind == "ExIn":
         return f"exercise-solutions In [{first}]"
+    if kind == "MhaIn":
+        return f"multihead-attention In [{first}]"
     strings = [c_unescape(s) for s in C_STRING.findall(args)]
     if kind == "Exercise":
         return f"Exercise {strings[0]}"
@@ -164,7 +166,7 @@ def notebook_cells(nb, name):
     """[BookCell] of a notebook: every code cell (In [1] included), and the
     exercises given as markdown only (their code is the ```python block
     after the "## Exercise" heading, their output extract_book_blocks's)."""
-    prefix = "In" if name == "ch03.ipynb" else "exercise-solutions In"
+    prefix = ebb.label_prefix(name)
     exercise_out = ebb.exercise_outputs(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
@@ -191,13 +193,42 @@ def notebook_cells(nb, name):
 
 
 def official_notebooks(book_dir):
-    """{notebook name: (the notebook as JSON, [BookCell])} of both official notebooks."""
+    """{notebook name: (the notebook as JSON, [BookCell])} of the official notebooks."""
     official = os.path.join(book_dir, "official")
     result = {}
     for name in ebb.OFFICIAL:
         nb = read_notebook(os.path.join(official, name))
         result[name] = (nb, notebook_cells(nb, name))
     return result
+
+
+# --- GPT-2's tokens, as labels -------------------------------------------------------------------
+
+GPT2_RANKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "fixtures", "gpt2", "gpt2.tiktoken")
+_gpt2 = None
+
+
+def gpt2_token_labels(ids):
+    """The text of each GPT-2 token id, as a heatmap label: its bytes from
+    fixtures/gpt2/gpt2.tiktoken (tiktoken's rank file; 50256 is
+    <|endoftext|>) as UTF-8, a byte that ends no character shown as U+FFFD;
+    a leading space as '␣', a newline as '\\n'."""
+    global _gpt2
+    if _gpt2 is None:
+        import base64
+        _gpt2 = {}
+        with open(GPT2_RANKS, "rb") as f:
+            for line in f:
+                tok, rank = line.split()
+                _gpt2[int(rank)] = base64.b64decode(tok)
+        _gpt2[50256] = b"<|endoftext|>"
+    out = []
+    for i in ids:
+        text = _gpt2.get(i, b"?").decode("utf-8", errors="replace")
+        out.append(text.replace("\n", "\\n").replace(" ", "\u2423", 1) if text.startswith(" ") else
+                   text.replace("\n", "\\n"))
+    return out
 
 
 # --- the book's tokens --------------------------------------------------------------------------

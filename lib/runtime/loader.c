@@ -1,0 +1,219 @@
+// loader.c: see loader.h.
+#include "loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpe.h"
+#include "draws.h"
+#include "error.h"
+#include "keep.h"
+#include "print.h"
+#include "utf8.h"
+
+#ifndef LITATTN_FIXTURES_DIR
+#error "LITATTN_FIXTURES_DIR must name the source tree's fixtures/ directory"
+#endif
+
+static struct {
+    const char *text_path;  // --text, or NULL
+    Fixture *fixture;
+    Bpe *bpe;
+    char *text;             // the text read (newlines translated)
+    char source[4200];
+    GPTDatasetV1 dataset;
+    Text ids_of;            // the text whose ids are `ids` (allowed_ids)
+    LongTensor ids;
+} ld;
+
+void loader_begin(const char *text_path, Fixture *fx) {
+    ld.text_path = text_path;
+    ld.fixture = fx;
+}
+
+void loader_end(void) {
+    bpe_free(ld.bpe);
+    free(ld.text);
+    ld.bpe = NULL, ld.text = NULL;
+}
+
+static const char *kind_of(mode_t mode) {
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a regular file";
+}
+
+// The file's bytes: a regular file of at most LOADER_MAX_TEXT_BYTES, opened
+// without blocking (a FIFO is refused, not waited for).
+static char *read_file(const char *path, const char *shown, size_t *len) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        die(EXIT_BAD_INPUT, "%s: --text: expected a readable file of UTF-8 text, found %s", shown,
+            e == ENOENT ? "no such file" : e == EACCES ? "a file this user may not read (permission denied)"
+                                                      : strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        die(EXIT_BAD_INPUT, "%s: --text: expected a regular file of UTF-8 text, found %s", shown,
+            kind_of(st.st_mode));
+    }
+    if ((unsigned long long)st.st_size > LOADER_MAX_TEXT_BYTES) {
+        close(fd);
+        die(EXIT_BAD_INPUT, "%s: --text: expected at most %zu bytes (64 MiB) of text, found %lld bytes", shown,
+            LOADER_MAX_TEXT_BYTES, (long long)st.st_size);
+    }
+    // One byte more than the limit is asked for: a file that grew is caught.
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) die(EXIT_BAD_INPUT, "%s: out of memory reading %zu bytes of text", shown, cap);
+    for (;;) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf), close(fd);
+            die(EXIT_BAD_INPUT, "%s: --text: expected a readable file of UTF-8 text, found a read error (%s)", shown,
+                e == EISDIR ? "a directory" : strerror(e));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+        if (n == cap) {
+            if (n > LOADER_MAX_TEXT_BYTES) {
+                free(buf), close(fd);
+                die(EXIT_BAD_INPUT, "%s: --text: expected at most %zu bytes (64 MiB) of text, found more", shown,
+                    LOADER_MAX_TEXT_BYTES);
+            }
+            cap = cap * 2 > LOADER_MAX_TEXT_BYTES + 1 ? LOADER_MAX_TEXT_BYTES + 1 : cap * 2;
+            char *grown = realloc(buf, cap + 1);
+            if (!grown) free(buf), close(fd), die(EXIT_BAD_INPUT, "%s: out of memory reading text", shown);
+            buf = grown;
+        }
+    }
+    close(fd);
+    *len = n;
+    return buf;
+}
+
+// Text mode's universal newlines: "\r\n" and a lone "\r" read as "\n".
+static size_t translate_newlines(char *s, size_t n) {
+    size_t w = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (s[r] == '\r') {
+            s[w++] = '\n';
+            if (r + 1 < n && s[r + 1] == '\n') r++;
+        } else {
+            s[w++] = s[r];
+        }
+    }
+    return w;
+}
+
+Text read_text(const char *book_file) {
+    char shown[4200], path[4096];
+    size_t n = 0;
+    char *bytes;
+    if (ld.text_path) {
+        text_escape(shown, sizeof shown, ld.text_path);
+        bytes = read_file(ld.text_path, shown, &n);
+        print_note("# raw_text read from --text here; the book reads", book_file);
+    } else if (fixture_has_attr(ld.fixture, "text")) {
+        // A sweep configuration's own text, at most 64 KiB (fixture.h).
+        char err[FIXTURE_ERR_LEN];
+        size_t cap = 64 * 1024 + 1;
+        bytes = malloc(cap);
+        if (!bytes) die(EXIT_BAD_INPUT, "out of memory reading the fixture's text");
+        if (!fixture_attr_string(ld.fixture, "text", bytes, cap, err)) free(bytes), die(EXIT_BAD_INPUT, "%s", err);
+        n = strlen(bytes);
+        snprintf(shown, sizeof shown, "%s: attribute 'text'", error_input());
+        char note[160];
+        snprintf(note, sizeof note, "# raw_text is the fixture's own text here (%zu bytes); the book reads", n);
+        print_note(note, book_file);
+    } else {
+        snprintf(path, sizeof path, "%s/gpt2/%s", LITATTN_FIXTURES_DIR, book_file);
+        text_escape(shown, sizeof shown, path);
+        bytes = read_file(path, shown, &n);
+    }
+    size_t bad, bad_end;
+    if (!utf8_check((const unsigned char *)bytes, n, &bad, &bad_end)) {
+        unsigned byte = (unsigned char)bytes[bad];
+        free(bytes);
+        die(EXIT_BAD_INPUT, "%s: expected UTF-8 text (the notebook opens it with encoding=\"utf-8\"), found byte "
+            "0x%02x at byte offset %zu that is not UTF-8", shown, byte, bad);
+    }
+    n = translate_newlines(bytes, n);
+    free(ld.text);
+    ld.text = bytes;
+    snprintf(ld.source, sizeof ld.source, "%s", shown);
+    return (Text){bytes, n, ld.source};
+}
+
+Tokenizer tiktoken_get_encoding(const char *name) {
+    if (strcmp(name, "gpt2") != 0) die(EXIT_BAD_INPUT, "tiktoken.get_encoding('%s'): only gpt2 is here", name);
+    if (!ld.bpe) {
+        char path[4096], err[512];
+        snprintf(path, sizeof path, "%s/gpt2/gpt2.tiktoken", LITATTN_FIXTURES_DIR);
+        ld.bpe = bpe_load(path, err, sizeof err);
+        if (!ld.bpe) die(EXIT_BAD_INPUT, "%s", err);
+    }
+    return (Tokenizer){ld.bpe};
+}
+
+// The ids of `text` with <|endoftext|> allowed (id 50256), made once per
+// text: the notebook encodes its text twice (In [2]'s encoded_text and the
+// dataset's token_ids), and both are these ids wherever tiktoken's encode()
+// does not raise, that is wherever the text holds no <|endoftext|>.
+static LongTensor allowed_ids(Tokenizer tok, Text text) {
+    if (ld.ids_of.bytes == text.bytes && ld.ids_of.len == text.len) return ld.ids;
+    BpeIds ids = {0};
+    size_t where;
+    BpeStatus st = bpe_encode(tok.bpe, text.bytes, text.len, BPE_SPECIAL_ALLOW, &ids, &where);
+    if (st != BPE_OK) die(EXIT_BAD_INPUT, "%s: cannot tokenize the text: %s", text.source, bpe_status_str(st));
+    if (ids.len > (size_t)TENSOR_MAX_NUMEL)
+        bpe_ids_free(&ids), die(EXIT_BAD_INPUT, "%s: expected at most 2^26 tokens, found %zu", text.source, ids.len);
+    LongTensor t = long_tensor_empty(SIZE((int)ids.len));
+    for (size_t i = 0; i < ids.len; i++) t.data[i] = ids.ids[i];
+    bpe_ids_free(&ids);
+    ld.ids_of = text, ld.ids = t;
+    return t;
+}
+
+LongTensor tokenizer_encode(Tokenizer tokenizer, Text text) {
+    // tiktoken's encode(text) raises ValueError at the first <|endoftext|>.
+    static const char special[] = BPE_ENDOFTEXT_TEXT;
+    const size_t k = sizeof special - 1;
+    for (size_t i = 0; i + k <= text.len; i++) {
+        if (text.bytes[i] != '<' || memcmp(text.bytes + i, special, k) != 0) continue;
+        char note[200];
+        snprintf(note, sizeof note, "tokenizer.encode(raw_text) raises ValueError here: the text holds "
+                 "<|endoftext|> at byte %zu; going on with allowed_special={'<|endoftext|>'}", i);
+        print_note("#", note);
+        break;
+    }
+    return allowed_ids(tokenizer, text);
+}
+
+DataLoader create_dataloader(Text txt, int batch_size, int max_length, int stride, bool shuffle) {
+    // tokenizer = tiktoken.get_encoding("gpt2")
+    Tokenizer tokenizer = tiktoken_get_encoding("gpt2");
+    // token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
+    LongTensor token_ids = allowed_ids(tokenizer, txt);
+    keep_long("token_ids", token_ids);
+    long n = long_numel(token_ids);
+    if (n <= max_length)
+        die(EXIT_BAD_INPUT, "%s: expected more than max_length = %d tokens for one window of GPTDatasetV1 "
+            "(len(token_ids) > max_length), found %ld token%s", txt.source, max_length, n, n == 1 ? "" : "s");
+    ld.dataset = gpt_dataset_v1(token_ids.data, n, max_length, stride);
+    return data_loader(&ld.dataset, batch_size, shuffle, false);
+}
+
+void first_batch(DataLoader *dataloader, LongTensor *x, LongTensor *y) {
+    TorchGenerator *g = default_generator("the DataLoader's shuffle");
+    data_loader_iter(dataloader, g);
+    if (!data_loader_next(dataloader, g, x, y)) die(EXIT_BAD_INPUT, "the DataLoader gave no batch");
+}
