@@ -58,5 +58,13 @@ int main(int argc, char **argv) {
     print("context_vecs.shape:", shape(ex_context_vecs));
     keep("exercise_3_2.context_vecs", ex_context_vecs);
 
+    // And its gradients, through the softmax over dim=1 in the `recorded` variant.
+    Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
+    Gradients ex_grads = multihead_attention_wrapper_sum_backward(&ex_mha, batch);
+    keep_grads(&ex_grads, "exercise_3_2.batch");
+    for (int i = 0; i < ex_grads.n; i++)  // for name, param in mha.named_parameters():
+        print(ex_grads.param[i].key, ex_grads.param[i].grad);  //     print(name, param.grad)
+    print("batch.grad:", ex_grads.x);
+
     return chapter_end();
 }

@@ -379,6 +379,8 @@ static void attention_backward_all(float *dq, float *dk, float *dv, const float 
 void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                         const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
                         bool causal, int softmax_dim) {
+    // The (batch, T, T) scores' dims counted from the end, as torch counts them (-2 is 1, -3 is 0).
+    if (softmax_dim < -1) softmax_dim += 3;
     if (!(softmax_dim == -1 || softmax_dim == 1 || softmax_dim == 2)) {
         attention_backward_all(dq, dk, dv, dctx, q, k, v, w, noise, batch, T, hd, scale, causal, softmax_dim);
         return;

@@ -174,6 +174,8 @@ def ch03_6_1_multihead_wrapper(run, ins):
     with run:
         context_vecs = ex_mha(batch)
     run.keep("exercise_3_2.context_vecs", context_vecs)
+    # litattn's cell: batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("exercise_3_2.mha", ex_mha, batch, "exercise_3_2.batch")
 
 
 def ch03_6_2_multihead_attention(run, ins):
