@@ -23,5 +23,14 @@ int main(int argc, char **argv) {
     print(context_vec);
     keep("sa_v1(inputs)", context_vec);
 
+    // Beyond the book: what loss.backward() leaves in each parameter, the
+    // gradients chapter 5's training follows.
+    Beyond("inputs.requires_grad_(); context_vec = sa_v1(inputs); loss = context_vec.sum(); loss.backward()");
+    Gradients grads = self_attention_v1_sum_backward(&sa_v1, inputs);
+    keep_grads(&grads, "inputs");
+    for (int i = 0; i < grads.n; i++)  // for name, param in sa_v1.named_parameters():
+        print(grads.param[i].key, grads.param[i].grad);  //     print(name, param.grad)
+    print("inputs.grad:", grads.x);
+
     return chapter_end();
 }

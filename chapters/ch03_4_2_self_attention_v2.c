@@ -24,6 +24,15 @@ int main(int argc, char **argv) {
     print(context_vec);
     keep("sa_v2(inputs)", context_vec);
 
+    // Beyond the book: what loss.backward() leaves in each parameter, the
+    // gradients chapter 5's training follows.
+    Beyond("inputs.requires_grad_(); context_vec = sa_v2(inputs); loss = context_vec.sum(); loss.backward()");
+    Gradients grads = self_attention_v2_sum_backward(&sa_v2, inputs);
+    keep_grads(&grads, "inputs");
+    for (int i = 0; i < grads.n; i++)  // for name, param in sa_v2.named_parameters():
+        print(grads.param[i].key, grads.param[i].grad);  //     print(name, param.grad)
+    print("inputs.grad:", grads.x);
+
     // Exercise 3.1 runs on the same inputs and d_out, with seed 123.
     ExIn(2, "inputs = torch.tensor(");
 

@@ -30,5 +30,15 @@ int main(int argc, char **argv) {
     print("context_vecs.shape:", shape(context_vecs));
     KEEP(context_vecs);
 
+    // Beyond the book: what loss.backward() leaves in each parameter, the
+    // gradients chapter 5's training follows. The forward runs again, as
+    // torch's does after requires_grad_() (with dropout, a second mask).
+    Beyond("batch.requires_grad_(); context_vecs = ca(batch); loss = context_vecs.sum(); loss.backward()");
+    Gradients grads = causal_attention_sum_backward(&ca, batch);
+    keep_grads(&grads, "batch");
+    for (int i = 0; i < grads.n; i++)  // for name, param in ca.named_parameters():
+        print(grads.param[i].key, grads.param[i].grad);  //     print(name, param.grad)
+    print("batch.grad:", grads.x);
+
     return chapter_end();
 }

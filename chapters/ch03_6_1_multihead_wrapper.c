@@ -35,6 +35,16 @@ int main(int argc, char **argv) {
     print("context_vecs.shape:", shape(context_vecs));
     KEEP(context_vecs);
 
+    // Beyond the book: what loss.backward() leaves in each parameter, the
+    // gradients chapter 5's training follows. The forward runs again, as
+    // torch's does after requires_grad_() (with dropout, a second mask per head).
+    Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
+    Gradients grads = multihead_attention_wrapper_sum_backward(&mha, batch);
+    keep_grads(&grads, "batch");
+    for (int i = 0; i < grads.n; i++)  // for name, param in mha.named_parameters():
+        print(grads.param[i].key, grads.param[i].grad);  //     print(name, param.grad)
+    print("batch.grad:", grads.x);
+
     Exercise("3.2", "torch.manual_seed(123)");
     manual_seed_at("exercise_3_2", 123);
     int ex_d_out = setting_int("exercise_3_2.d_out", 1);
@@ -47,6 +57,14 @@ int main(int argc, char **argv) {
     print(ex_context_vecs);
     print("context_vecs.shape:", shape(ex_context_vecs));
     keep("exercise_3_2.context_vecs", ex_context_vecs);
+
+    // And its gradients, through the softmax over dim=1 in the `recorded` variant.
+    Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
+    Gradients ex_grads = multihead_attention_wrapper_sum_backward(&ex_mha, batch);
+    keep_grads(&ex_grads, "exercise_3_2.batch");
+    for (int i = 0; i < ex_grads.n; i++)  // for name, param in mha.named_parameters():
+        print(ex_grads.param[i].key, ex_grads.param[i].grad);  //     print(name, param.grad)
+    print("batch.grad:", ex_grads.x);
 
     return chapter_end();
 }

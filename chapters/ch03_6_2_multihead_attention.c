@@ -7,7 +7,9 @@
 //
 // Beyond the book, Exercise 3.3's module also runs forward, on a (1, 1024,
 // 768) input drawn with torch.rand in the same stream; the variant
-// `gpt2_dropout` does so with dropout 0.1 in training mode.
+// `gpt2_dropout` does so with dropout 0.1 in training mode. After each
+// module's forward, a cell of our own runs loss = context_vecs.sum() and
+// loss.backward() and prints every parameter's gradient and the input's.
 #include "chapter.h"
 
 // def count_parameters(model):
@@ -35,6 +37,16 @@ int main(int argc, char **argv) {
     print(context_vecs);
     print("context_vecs.shape:", shape(context_vecs));
     KEEP(context_vecs);
+
+    // Beyond the book: what loss.backward() leaves in each parameter, the
+    // gradients chapter 5's training follows. The forward runs again, as
+    // torch's does after requires_grad_() (with dropout, a second mask).
+    Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
+    Gradients grads = multihead_attention_sum_backward(&mha, batch);
+    keep_grads(&grads, "batch");
+    for (int i = 0; i < grads.n; i++)  // for name, param in mha.named_parameters():
+        print(grads.param[i].key, grads.param[i].grad);  //     print(name, param.grad)
+    print("batch.grad:", grads.x);
 
     In(37, "# (b, num_heads, num_tokens, head_dim) = (1, 2, 3, 4)");
     Tensor a = input_tensor("a", SIZE(SIZE_ANY, SIZE_ANY, SIZE_ANY, SIZE_ANY));
@@ -71,6 +83,14 @@ int main(int argc, char **argv) {
     print(ex_context_vecs);
     print("context_vecs.shape:", shape(ex_context_vecs));
     keep("exercise_3_3.context_vecs", ex_context_vecs);
+
+    // And at GPT-2's size: 2.36 M parameter gradients.
+    Beyond("x.requires_grad_(); context_vecs = mha(x); loss = context_vecs.sum(); loss.backward()");
+    Gradients ex_grads = multihead_attention_sum_backward(&ex_mha, x);
+    keep_grads(&ex_grads, "exercise_3_3.x");
+    for (int i = 0; i < ex_grads.n; i++)  // for name, param in mha.named_parameters():
+        print(ex_grads.param[i].key, ex_grads.param[i].grad);  //     print(name, param.grad)
+    print("x.grad:", ex_grads.x);
 
     return chapter_end();
 }

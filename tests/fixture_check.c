@@ -1,8 +1,12 @@
 // fixture_check: runs a chapter on a fixture with --dump and compares every
 // tensor the chapter computed with the one PyTorch computed, bit for bit.
 //
-//   fixture_check [--from-seed] CHAPTER FIXTURE [GROUP]
-//   fixture_check --sweep CHAPTER_DIR [--from-seed] [--full] SWEEP_FILE
+//   fixture_check [--from-seed] [--threads N] [--full] CHAPTER FIXTURE [GROUP]
+//   fixture_check --sweep CHAPTER_DIR [--from-seed] [--threads N] [--full] SWEEP_FILE
+//
+// The chapter runs with --threads N (1 if not given); with --full (or
+// LITATTN_TESTS=full) once with --threads 1 and once with --threads 2, each
+// run's dump compared in full: the bits must not depend on the threads.
 //
 // Compared: every dataset of the fixture with role "output" and, with
 // --from-seed (the chapter then draws everything itself, seeded as the
@@ -40,6 +44,7 @@
 
 typedef struct {
     int from_seed;
+    int threads[2], n_threads;  // the chapter runs once per count (--threads; with --full, 1 and 2)
 } Options;
 
 typedef struct {
@@ -261,10 +266,12 @@ static void compare_digests(Compare *c) {
 // Runs one chapter on one fixture (or one group of it) and compares. `want`:
 // that fixture or group already open (the sweep's, from one snapshot), or
 // NULL to open it here.
-static int check(const Options *opt, const char *chapter, const char *path, const char *group, Fixture *want,
-                 unsigned *worst) {
-    char label[256], dump[512];
+static int check_at(const Options *opt, int threads, const char *chapter, const char *path, const char *group,
+                    Fixture *want, unsigned *worst) {
+    char label[300], dump[512], threads_arg[16];
     snprintf(label, sizeof label, "%s", group ? group : strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    if (threads != 1) snprintf(label + strlen(label), sizeof label - strlen(label), " --threads %d", threads);
+    snprintf(threads_arg, sizeof threads_arg, "%d", threads);
     temp_path(dump, sizeof dump, "dump");
     char *argv[64];
     int n = 0;
@@ -272,6 +279,7 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     argv[n++] = "--fixture", argv[n++] = (char *)path;
     if (group) argv[n++] = "--group", argv[n++] = (char *)group;
     argv[n++] = "--dump", argv[n++] = dump;
+    argv[n++] = "--threads", argv[n++] = threads_arg;
     SeedArgs seeds;
     // A sweep group of a chapter that draws nothing (§3.3) has nothing to
     // seed: its run is the fixture's, and bitexact checks it again.
@@ -315,6 +323,15 @@ static int check(const Options *opt, const char *chapter, const char *path, cons
     run_result_free(&run);
     unlink(dump);
     tensor_release_all();
+    return failures;
+}
+
+// check_at for each thread count of the options: the bits must not depend on it.
+static int check(const Options *opt, const char *chapter, const char *path, const char *group, Fixture *want,
+                 unsigned *worst) {
+    int failures = 0;
+    for (int i = 0; i < opt->n_threads; i++)
+        failures += check_at(opt, opt->threads[i], chapter, path, group, want, worst);
     return failures;
 }
 
@@ -436,13 +453,14 @@ static void check_group(const char *name, const char *role, void *ctx) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: fixture_check [--from-seed] CHAPTER FIXTURE [GROUP]\n"
-                    "       fixture_check --sweep CHAPTER_DIR [--from-seed] [--full] SWEEP_FILE\n");
+    fprintf(stderr, "usage: fixture_check [--from-seed] [--threads N] [--full] CHAPTER FIXTURE [GROUP]\n"
+                    "       fixture_check --sweep CHAPTER_DIR [--from-seed] [--threads N] [--full] SWEEP_FILE\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     Options opt = {0};
+    int threads = 1;
     const char *sweep_dir = NULL;
     // meson test --setup full sets LITATTN_TESTS=full: every configuration.
     const char *tests = getenv("LITATTN_TESTS");
@@ -455,9 +473,18 @@ int main(int argc, char **argv) {
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
         if (!strcmp(argv[i], "--from-seed")) opt.from_seed = 1;
         else if (!strcmp(argv[i], "--full")) full = 1;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || t < 1 || t > 64) usage();
+            threads = (int)t;
+        }
         else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_dir = argv[++i];
         else usage();
     }
+    // The default run at --threads N (1 if not given); the full run at 1 and 2 threads.
+    opt.threads[opt.n_threads++] = full ? 1 : threads;
+    if (full) opt.threads[opt.n_threads++] = 2;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     unsigned worst = 0;
     int failures = 0, runs = 0;

@@ -8,8 +8,10 @@
 // directory, unreadable, missing, a name full of control characters), one
 // attribute, or one dataset the chapter reads. What to break is read from
 // the good fixture itself, not from a table of chapters: every dataset with
-// role "input", "weight" or "random", every root attribute that is not one
-// of the exporter's provenance records, each by its own type. So a new
+// role "input", "weight" or "random", the first gradient record ("<...>.grad",
+// role "output", which a module chapter checks once it has computed it),
+// every root attribute that is not one of the exporter's provenance
+// records, each by its own type. So a new
 // chapter, dataset or attribute gets its cases without a line here.
 //
 // Whether a chapter reads an attribute at all is not in the fixture: each
@@ -67,6 +69,7 @@ typedef struct {
     int input_rank[MAX_NAMES], n_inputs;
     char weights[MAX_NAMES][128];        // role "weight" or "random"
     int n_weights;
+    char grad[128];                      // the first gradient record in name order ("batch.grad"), or ""
     RootAttr attrs[MAX_NAMES];           // root attributes other than provenance
     int n_attrs;
 } Chapter;
@@ -800,13 +803,14 @@ static void input_cases(const Chapter *ch, int i) {
     end(f, kase, ch, path, input, "either");
 }
 
-// A weight of the right rank and the wrong shape: one more on the first
-// axis, one more on the last, or (matrices) transposed.
-static void weight_shape_cases(const Chapter *ch, const char *name) {
-    static const char *const kinds[] = {"weight_axis0", "weight_last_axis", "weight_transposed"};
+// A weight (or a gradient record) of the right rank and the wrong shape: one
+// more on the first axis, one more on the last, or (matrices) transposed.
+// Cases "<pfx>_axis0:<name>", ...; `role` is the dataset's role attribute.
+static void shape_cases(const Chapter *ch, const char *name, const char *pfx, const char *role) {
+    static const char *const kinds[] = {"axis0", "last_axis", "transposed"};
     for (int k = 0; k < 3; k++) {
         char path[4096], kase[160];
-        snprintf(kase, sizeof kase, "%s:%s", kinds[k], name);
+        snprintf(kase, sizeof kase, "%s_%s:%s", pfx, kinds[k], name);
         hid_t f = begin(ch, kase, path, sizeof path);
         Array a = read_array(f, name);
         if (a.rank == 0 || (k == 1 && a.rank == 1) || (k == 2 && (a.rank != 2 || a.dims[0] == a.dims[1]))) {
@@ -825,7 +829,7 @@ static void weight_shape_cases(const Chapter *ch, const char *name) {
         for (int d = 0; d < a.rank; d++) n *= dims[d];
         float *v = calloc(n, sizeof *v);
         for (size_t i = 0; i < n; i++) v[i] = a.data[i % a.n];
-        put_floats(f, name, "weight", a.rank, dims, v);
+        put_floats(f, name, role, a.rank, dims, v);
         free(v);
         free(a.data);
         end(f, kase, ch, path, name, "prefix");
@@ -970,6 +974,8 @@ static herr_t visit_dataset(hid_t loc, const char *name, const H5L_info_t *info,
         snprintf(ch->inputs[ch->n_inputs++], sizeof ch->inputs[0], "%s", name);
     } else if ((!strcmp(role, "weight") || !strcmp(role, "random")) && ch->n_weights < MAX_NAMES) {
         snprintf(ch->weights[ch->n_weights++], sizeof ch->weights[0], "%s", name);
+    } else if (!strcmp(role, "output") && !ch->grad[0] && strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".grad")) {
+        snprintf(ch->grad, sizeof ch->grad, "%s", name);
     }
     return 0;
 }
@@ -1061,7 +1067,15 @@ int main(int argc, char **argv) {
         for (int i = 0; i < ch->n_inputs; i++) input_cases(ch, i);
         for (int w = 0; w < ch->n_weights; w++) {
             dataset_cases(ch, "weight", ch->weights[w], "weight");
-            weight_shape_cases(ch, ch->weights[w]);
+            shape_cases(ch, ch->weights[w], "weight", "weight");
+        }
+        // A gradient record (role output, "<...>.grad"), which the chapter
+        // looks up once it has computed that gradient: the first in name order,
+        // whose check comes before any GPT-2-size backward (its module's
+        // input, "inputs.grad" or "batch.grad"). Every kind, once.
+        if (ch->grad[0]) {
+            dataset_cases(ch, "grad", ch->grad, "output");
+            shape_cases(ch, ch->grad, "grad", "output");
         }
         if (ch->n_weights) consistency_cases(ch);
         // Every attribute the chapter may read; of the digest records (a

@@ -84,6 +84,10 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     RECORD(&m->rec, m->name, attn_scores);
     RECORD(&m->rec, m->name, attn_weights);
     RECORD(&m->rec, m->name, context_vec);
+    // The recorder copied what it keeps: the T x T tensors go now, but for
+    // the softmax output the backward reads.
+    tensor_free(attn_scores);
+    if (!m->act || attn_weights.data != m->act->attn_weights.data) tensor_free(attn_weights);
     return context_vec;
 }
 
@@ -121,5 +125,49 @@ void causal_attention_backward_into(const CausalAttention *m, Tensor dout, Causa
 CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor dout) {
     CausalAttentionGrads g = {0};
     causal_attention_backward_into(m, dout, &g, &g.x);
+    return g;
+}
+
+// --- loss = m(x).sum(); loss.backward() -------------------------------------------------
+// After x.requires_grad_(), the forward again (torch builds its graph on
+// it: in training mode with 0 < p < 1 its dropout draws the next mask,
+// "<name>.dropout.noise.2"), keeping its activations and recording nothing
+// (the forward cell recorded its locals), then the backward of sum(): a
+// gradient of ones. The activations are freed before it returns.
+
+// m's forward on x with its activations kept in *act and nothing recorded;
+// m itself (its dropout's count of masks) advances as torch's module does.
+Tensor causal_attention_forward_keeping(CausalAttention *m, Tensor x, AttentionActivations *act) {
+    const Recorder rec = m->rec;
+    AttentionActivations *const was = m->act;
+    m->rec = (Recorder){0};
+    m->act = act;
+    x.requires_grad = true;
+    Tensor out = causal_attention_forward(m, x);
+    m->rec = rec;
+    m->act = was;
+    return out;
+}
+
+void causal_attention_add_grads(Gradients *g, const char *prefix, const CausalAttentionGrads *cg) {
+    gradients_add_linear(g, prefix, "W_query", cg->W_query);
+    gradients_add_linear(g, prefix, "W_key", cg->W_key);
+    gradients_add_linear(g, prefix, "W_value", cg->W_value);
+}
+
+Gradients causal_attention_sum_backward(CausalAttention *m, Tensor x) {
+    AttentionActivations act = {0};
+    Tensor out = causal_attention_forward_keeping(m, x, &act);
+    Tensor ones = torch_ones(shape(out));
+    CausalAttention kept = *m;
+    kept.act = &act;
+    CausalAttentionGrads cg = causal_attention_backward(&kept, ones);
+    tensor_free(ones);
+    tensor_free(out);
+    attention_activations_free(&act);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    causal_attention_add_grads(&g, "", &cg);
+    g.x = cg.x;
     return g;
 }

@@ -10,6 +10,7 @@
 
 #include "activations.h"
 #include "dropout.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -46,5 +47,16 @@ CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor 
 // The same, x's gradient added to *dx (assigned when dx->data is NULL): the
 // wrapper's heads share one x. g.x is left empty.
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx);
+
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again
+// (in training mode its dropout draws the next mask, as torch's does),
+// keeping its activations and recording nothing, then the backward of ones.
+// Returns every parameter's .grad in named_parameters() order, and x's.
+Gradients causal_attention_sum_backward(CausalAttention *m, Tensor x);
+// The pieces the wrapper shares: m's forward with its activations kept in
+// *act, recording nothing; and a head's gradients under "<prefix>W_query.weight", ...
+Tensor causal_attention_forward_keeping(CausalAttention *m, Tensor x, AttentionActivations *act);
+void causal_attention_add_grads(Gradients *g, const char *prefix, const CausalAttentionGrads *cg);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "backward_kernels.h"
 #include "error.h"
@@ -117,6 +118,10 @@ static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries
     RECORD(&m->rec, m->name, values);
     RECORD(&m->rec, m->name, attn_scores);
     RECORD(&m->rec, m->name, attn_weights);
+    // The recorder copied what it keeps: the T x T tensors go now, but for
+    // the softmax output the backward reads.
+    tensor_free(attn_scores);
+    if (!m->act || attn_weights.data != m->act->attn_weights.data) tensor_free(attn_weights);
     return per_head;
 }
 
@@ -216,5 +221,63 @@ MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m
     linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, b == 1 && T > 1);
     Tensor tmp[] = {dcontext, dctx_h, dq_h, dk_h, dv_h, dq, dk, dv};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
+}
+
+// --- loss = m(x).sum(); loss.backward() -------------------------------------------------
+// As causal_attention_sum_backward: after x.requires_grad_(), the forward
+// again, keeping its activations and recording nothing (in training mode its
+// dropout draws the next mask), then the backward of a gradient of ones.
+
+Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m, Tensor x) {
+    // torch.cat([head(x) for head in self.heads], dim=-1), each head keeping its activations
+    AttentionActivations act[MAX_HEADS];
+    memset(act, 0, sizeof act);
+    Tensor outs[MAX_HEADS];
+    for (int i = 0; i < m->num_heads; i++) outs[i] = causal_attention_forward_keeping(&m->heads[i], x, &act[i]);
+    Tensor out = torch_cat(m->num_heads, outs, -1);
+    for (int i = 0; i < m->num_heads; i++) tensor_free(outs[i]);
+    Tensor ones = torch_ones(shape(out));
+    tensor_free(out);
+    MultiHeadAttentionWrapper kept = *m;
+    for (int i = 0; i < m->num_heads; i++) kept.heads[i].act = &act[i];
+    MultiHeadAttentionWrapperGrads wg = multihead_attention_wrapper_backward(&kept, ones);
+    tensor_free(ones);
+    for (int i = 0; i < m->num_heads; i++) attention_activations_free(&act[i]);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    for (int i = 0; i < m->num_heads; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "heads.%d.", i);
+        causal_attention_add_grads(&g, prefix, &wg.heads[i]);
+    }
+    g.x = wg.x;
+    return g;
+}
+
+Gradients multihead_attention_sum_backward(MultiHeadAttention *m, Tensor x) {
+    AttentionActivations act = {0};
+    const Recorder rec = m->rec;
+    AttentionActivations *const was = m->act;
+    m->rec = (Recorder){0};
+    m->act = &act;
+    x.requires_grad = true;
+    Tensor out = multihead_attention_forward(m, x);
+    m->rec = rec;
+    m->act = was;
+    Tensor ones = torch_ones(shape(out));
+    tensor_free(out);
+    MultiHeadAttention kept = *m;
+    kept.act = &act;
+    MultiHeadAttentionGrads mg = multihead_attention_backward(&kept, ones);
+    tensor_free(ones);
+    attention_activations_free(&act);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    gradients_add_linear(&g, "", "W_query", mg.W_query);
+    gradients_add_linear(&g, "", "W_key", mg.W_key);
+    gradients_add_linear(&g, "", "W_value", mg.W_value);
+    gradients_add_linear(&g, "", "out_proj", mg.out_proj);
+    g.x = mg.x;
     return g;
 }

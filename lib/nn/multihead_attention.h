@@ -12,6 +12,7 @@
 #include "activations.h"
 #include "causal_attention.h"
 #include "dropout.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -76,5 +77,12 @@ typedef struct {
 } MultiHeadAttentionGrads;
 // dout (b, T, d_out); m->act set for the forward
 MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout);
+
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward() (causal_attention.h):
+// every parameter's .grad in named_parameters() order ("heads.0.W_query.weight",
+// ..., or "W_query.weight", ..., "out_proj.bias"), and x's.
+Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m, Tensor x);
+Gradients multihead_attention_sum_backward(MultiHeadAttention *m, Tensor x);
 
 #endif

@@ -15,6 +15,7 @@
 typedef struct {
     // t under `name` ("<module>.<local>"); a name recorded again replaces the
     // earlier value, as a notebook variable does when a later cell assigns it.
+    // It copies what it keeps: forward() frees some locals once recorded.
     void (*record)(void *ctx, const char *name, Tensor t);
     void *ctx;
 } Recorder;

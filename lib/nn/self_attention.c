@@ -149,3 +149,50 @@ SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor
     linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, false);
     return g;
 }
+
+// --- loss = m(x).sum(); loss.backward() -------------------------------------------------
+// After x.requires_grad_(), the forward again (torch would build its graph
+// on it), keeping its activations and recording nothing (the forward cell
+// recorded its locals), then the backward of sum(): a gradient of ones.
+
+Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x) {
+    AttentionActivations act = {0};
+    SelfAttentionV1 quiet = *m;
+    quiet.act = &act;
+    quiet.rec = (Recorder){0};
+    x.requires_grad = true;
+    Tensor out = self_attention_v1_forward(&quiet, x);
+    Tensor ones = torch_ones(shape(out));
+    SelfAttentionV1Grads sg = self_attention_v1_backward(&quiet, ones);
+    tensor_free(ones);
+    tensor_free(out);
+    attention_activations_free(&act);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    gradients_add(&g, "", "W_query", sg.W_query);
+    gradients_add(&g, "", "W_key", sg.W_key);
+    gradients_add(&g, "", "W_value", sg.W_value);
+    g.x = sg.x;
+    return g;
+}
+
+Gradients self_attention_v2_sum_backward(SelfAttentionV2 *m, Tensor x) {
+    AttentionActivations act = {0};
+    SelfAttentionV2 quiet = *m;
+    quiet.act = &act;
+    quiet.rec = (Recorder){0};
+    x.requires_grad = true;
+    Tensor out = self_attention_v2_forward(&quiet, x);
+    Tensor ones = torch_ones(shape(out));
+    SelfAttentionV2Grads sg = self_attention_v2_backward(&quiet, ones);
+    tensor_free(ones);
+    tensor_free(out);
+    attention_activations_free(&act);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    gradients_add_linear(&g, "", "W_query", sg.W_query);
+    gradients_add_linear(&g, "", "W_key", sg.W_key);
+    gradients_add_linear(&g, "", "W_value", sg.W_value);
+    g.x = sg.x;
+    return g;
+}

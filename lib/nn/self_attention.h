@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "activations.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -56,5 +57,13 @@ typedef struct {
     Tensor x;                            // (T, d_in)
 } SelfAttentionV2Grads;
 SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor dout);
+
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again,
+// keeping its activations and recording nothing, then the backward of ones.
+// Returns every parameter's .grad in named_parameters() order (v1:
+// "W_query", ...; v2: "W_query.weight", "W_query.bias", ...), and x's.
+Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x);
+Gradients self_attention_v2_sum_backward(SelfAttentionV2 *m, Tensor x);
 
 #endif

@@ -21,6 +21,7 @@
 #include "causal_attention.h"
 #include "config.h"
 #include "draws.h"
+#include "grads.h"
 #include "dropout.h"
 #include "embedding.h"
 #include "keep.h"

@@ -31,6 +31,24 @@ Tensor input_tensor(const char *name, Size want) {
 
 bool has_input(const char *name) { return fixture_has(fixture, name); }
 
+void expect_output(const char *name, Size want) {
+    char err[FIXTURE_ERR_LEN], key[200];
+    snprintf(key, sizeof key, "%s.sha256", name);
+    if (!fixture_has(fixture, name) && fixture_has_attr(fixture, key)) {
+        char want_s[96], found[96];
+        size_format(want, want_s, sizeof want_s);
+        snprintf(key, sizeof key, "%s.shape", name);
+        if (!fixture_attr_string(fixture, key, found, sizeof found, err)) die(EXIT_BAD_INPUT, "%s", err);
+        if (strcmp(found, want_s) != 0)
+            die(EXIT_BAD_INPUT, "%s: attribute '%s': expected the digest of a tensor of shape %s, found '%s'",
+                error_input(), key, want_s, found);
+        return;
+    }
+    Tensor t;
+    if (!fixture_read(fixture, name, want, &t, err)) die(EXIT_BAD_INPUT, "%s", err);
+    tensor_free(t);
+}
+
 static long long read_int(const char *name, const SettingRule *r) {
     char err[FIXTURE_ERR_LEN];
     long long v;

@@ -26,6 +26,12 @@ void config_begin(Fixture *fx);  // chapter_start calls it: the fixture read
 Tensor input_tensor(const char *name, Size want);
 bool has_input(const char *name);
 
+// An output the fixture records (a gradient): float32 of shape `want`, or,
+// too large to commit, a digest "<name>.sha256" with "<name>.shape" that
+// shape. Only the record is checked, not its values; a fixture without it,
+// or with another type or shape, ends the chapter in one line.
+void expect_output(const char *name, Size want);
+
 int setting_int(const char *name, int book);
 double setting_float(const char *name, double book);
 bool setting_bool(const char *name, bool book);

@@ -330,9 +330,9 @@ void heads_merge(float *out, const float *in, int b, int T, int h, int hd) {
 //   3. w = softmax(z, dim): dz (last dim, or dim 1 / 0 of the (batch, T, T) scores)
 //   2. z = scores / scale: dscores = dz / scale; then +0 where the mask wrote -inf
 //   1. scores = q @ k^T: dq = dscores @ k (sum over keys), dk = dscores^T @ q (sum over queries)
-void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
-                        const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
-                        bool causal, int softmax_dim) {
+static void attention_backward_all(float *dq, float *dk, float *dv, const float *dctx, const float *q,
+                                   const float *k, const float *v, const float *w, const float *noise, long batch,
+                                   int T, int hd, float scale, bool causal, int softmax_dim) {
     const long n = batch * T * T;
     Tensor dw = tensor_empty(SIZE((int)n)), dz = tensor_empty(SIZE((int)n));
     Tensor dropped = {0};
@@ -370,4 +370,23 @@ void attention_backward(float *dq, float *dk, float *dv, const float *dctx, cons
     if (noise) tensor_free(dropped);
     tensor_free(dw);
     tensor_free(dz);
+}
+
+// Every step above but a softmax over the batch axis (dim 0 of the scores)
+// works on one (T, T) matrix at a time, in the same order: so the matrices
+// go one by one, and the temporaries are (T, T), not (batch, T, T) (at
+// Exercise 3.3's size 4 MiB each instead of 48 MiB).
+void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                        const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
+                        bool causal, int softmax_dim) {
+    // The (batch, T, T) scores' dims counted from the end, as torch counts them (-2 is 1, -3 is 0).
+    if (softmax_dim < -1) softmax_dim += 3;
+    if (!(softmax_dim == -1 || softmax_dim == 1 || softmax_dim == 2)) {
+        attention_backward_all(dq, dk, dv, dctx, q, k, v, w, noise, batch, T, hd, scale, causal, softmax_dim);
+        return;
+    }
+    const long m = (long)T * hd, s = (long)T * T;
+    for (long i = 0; i < batch; i++)
+        attention_backward_all(dq + i * m, dk + i * m, dv + i * m, dctx + i * m, q + i * m, k + i * m, v + i * m,
+                               w + i * s, noise ? noise + i * s : NULL, 1, T, hd, scale, causal, softmax_dim);
 }

@@ -71,8 +71,8 @@ void heads_merge(float *out, const float *in, int b, int T, int h, int hd);
 // --- scaled dot-product attention over `batch` matrices ---------------------------------
 // Forward: scores = q @ k^T; [masked_fill_ causal -inf]; w = softmax(scores / scale, dim);
 // ctx = (w * noise) @ v.  q, k, v, dq, dk, dv (batch, T, hd); w, noise (batch, T, T), noise
-// NULL without dropout; dctx (batch, T, hd). softmax_dim: -1 or 2 (last), 1, 0 of the
-// (batch, T, T) scores. dq, dk, dv are assigned.
+// NULL without dropout; dctx (batch, T, hd). softmax_dim: -1 or 2 (last), 1 or -2, 0 or -3
+// of the (batch, T, T) scores. dq, dk, dv are assigned.
 void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                         const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
                         bool causal, int softmax_dim);

@@ -189,6 +189,8 @@ def ch03_4_2_self_attention_v1(run, ins, continued=False):
     sa_v1 = run.module("sa_v1", SelfAttention_v1(d_in, d_out))
     with run:
         run.keep("sa_v1(inputs)", sa_v1(inputs))
+    # litattn's cell: inputs.requires_grad_(); loss = sa_v1(inputs).sum(); loss.backward()
+    run.backward_sum("sa_v1", sa_v1, inputs, "inputs")
 
 
 def ch03_4_2_self_attention_v2(run, ins):
@@ -201,6 +203,8 @@ def ch03_4_2_self_attention_v2(run, ins):
     sa_v2 = run.module("sa_v2", SelfAttention_v2(d_in, d_out, qkv_bias=run.setting_bool("qkv_bias", False)))
     with run:
         run.keep("sa_v2(inputs)", sa_v2(inputs))
+    # litattn's cell: inputs.requires_grad_(); loss = sa_v2(inputs).sum(); loss.backward()
+    run.backward_sum("sa_v2", sa_v2, inputs, "inputs")
 
     # Exercise 3.1: exercise-solutions In [3]-[7], on the same inputs and d_out
     run.manual_seed("exercise_3_1", 123)

@@ -133,3 +133,5 @@ def ch03_5_3_causal_attention(run, ins):
     with run:
         context_vecs = ca(batch)
     run.keep("context_vecs", context_vecs)
+    # litattn's cell: batch.requires_grad_(); context_vecs = ca(batch); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("ca", ca, batch, "batch")

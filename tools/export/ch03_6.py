@@ -157,6 +157,8 @@ def ch03_6_1_multihead_wrapper(run, ins):
     with run:
         context_vecs = mha(batch)
     run.keep("context_vecs", context_vecs)
+    # litattn's cell: batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("mha", mha, batch, "batch")
 
     # Exercise 3.2: d_out = 1, two heads. The recorded variant runs the class
     # its recorded output came from (softmax over dim=1).
@@ -172,6 +174,8 @@ def ch03_6_1_multihead_wrapper(run, ins):
     with run:
         context_vecs = ex_mha(batch)
     run.keep("exercise_3_2.context_vecs", context_vecs)
+    # litattn's cell: batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("exercise_3_2.mha", ex_mha, batch, "exercise_3_2.batch")
 
 
 def ch03_6_2_multihead_attention(run, ins):
@@ -188,6 +192,8 @@ def ch03_6_2_multihead_attention(run, ins):
     with run:
         context_vecs = mha(batch)
     run.keep("context_vecs", context_vecs)
+    # litattn's cell: batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("mha", mha, batch, "batch")
 
     # In [37]
     a = run.input("a", ins["a"])
@@ -218,3 +224,5 @@ def ch03_6_2_multihead_attention(run, ins):
     with run:
         context_vecs = ex_mha(x)
     run.keep("exercise_3_3.context_vecs", context_vecs)
+    # litattn's cell: x.requires_grad_(); context_vecs = mha(x); loss = context_vecs.sum(); loss.backward()
+    run.backward_sum("exercise_3_3.mha", ex_mha, x, "exercise_3_3.x")

@@ -76,6 +76,31 @@ class Run:
         a = np.array(t.contiguous().numpy(), dtype=np.int64, order="C", copy=True)
         self.data[name] = (a, role)
 
+    def backward_sum(self, name, m, x, x_name):
+        """litattn's Beyond cell after a module's forward:
+
+            x.requires_grad_()
+            context_vecs = m(x)
+            loss = context_vecs.sum()
+            loss.backward()
+
+        with torch's own autograd; records every parameter's .grad as
+        `<name>.<state_dict key>.grad` and x's as `<x_name>.grad`. The forward's
+        locals are not recorded again (the forward cell's stay); a dropout in
+        training mode draws its next mask, recorded as `<dropout>.noise.<k>`.
+        Then x requires no grad again, as the later cells found it."""
+        assert x.is_leaf and not x.requires_grad and x.grad is None, x_name
+        assert all(p.grad is None for p in m.parameters()), name
+        x.requires_grad_()
+        context_vecs = m(x)
+        loss = context_vecs.sum()
+        loss.backward()
+        for key, p in m.named_parameters():
+            self.keep(f"{name}.{key}.grad", p.grad)
+        self.keep(f"{x_name}.grad", x.grad)
+        x.grad = None
+        x.requires_grad_(False)
+
     def input(self, name, t):
         self.keep(name, t, "input")
         return t

@@ -247,15 +247,19 @@ def figure_order(name):
     return len(ORDER), name
 
 
-def figure_specs(tensors, arrays, words):
+def figure_specs(tensors, arrays, words, beside=False):
     """The heatmaps of a row: one per tensor worth one, and one per module
-    whose heads are separate tensors (mha.heads.0.attn_weights, .1. ...)."""
+    whose heads are separate tensors (mha.heads.0.attn_weights, .1. ...).
+    A parameter is drawn only beside its gradient (beside=True)."""
     groups = {}
     for name, _ in sorted(tensors, key=lambda t: figure_order(t[0])):
-        if name in arrays:
+        if name in arrays and (beside or name + ".grad" not in arrays):
             groups.setdefault(re.sub(r"\.heads\.\d+\.", ".heads.*.", name), []).append(name)
     specs = []
     for key, names in groups.items():
+        if key.endswith(".grad") and key[:-len(".grad")] in arrays:
+            # A parameter's gradient, beside the parameter: its own figure first.
+            specs += figure_specs([(key[:-len(".grad")], None)], arrays, words, beside=True)
         entries = [arrays[n] for n in names]
         e = entries[0]
         shape = vr.shape_text(e["shape"])
@@ -273,10 +277,13 @@ def figure_specs(tensors, arrays, words):
             title = f"{key}[0] of {shape}"
         else:
             title = f"{key} {shape}"
+        # A parameter or a gradient is no matrix of queries and keys.
+        gradient_like = key.endswith(".grad") or key + ".grad" in arrays
         if e["cropped"]:
-            title += f"; the first {values.shape[-2]} x {values.shape[-1]} tokens"
+            title += f"; the first {values.shape[-2]} x {values.shape[-1]} {'entries' if gradient_like else 'tokens'}"
         tail = key.split(".")[-1]
-        attention_like = not ("example" in key or re.fullmatch(r"noise(\.\d+)?|\d+", tail) or ".noise" in key)
+        attention_like = not ("example" in key or re.fullmatch(r"noise(\.\d+)?|\d+", tail) or ".noise" in key
+                              or gradient_like)
         labelled = words if attention_like and not e["cropped"] else None
         rows, cols = values.shape[-2], values.shape[-1]
         specs.append({

@@ -29,12 +29,15 @@ ROLES_COMPARED = ("output", "weight", "random")
 # Which tensors a reader would rather see than read: attention scores and
 # weights, masks and masked weights, dropout masks, matched on the last part
 # of the dataset's name ("sa_v2.attn_weights", "mha.heads.0.attn_weights",
-# "attn_scores (In [9])", "dropout(example)", "dropout.noise.2").
+# "attn_scores (In [9])", "dropout(example)", "dropout.noise.2"); and the
+# gradients of a Beyond cell ("ca.W_query.weight.grad", "batch.grad"), each
+# weight's drawn beside the weight itself (which is kept for that).
 HEATMAP_NAME = re.compile(
     r"(?:^|\.)(?:attn_scores|attn_weights|mask|mask_simple|masked|masked_simple|masked_simple_norm)"
     r"(?:_\d+)?(?: \(In \[\d+\]\))?$"
     r"|^dropout\(.*\)$"
-    r"|(?:^|\.)noise(?:\.\d+)?$")
+    r"|(?:^|\.)noise(?:\.\d+)?$"
+    r"|\.grad$")
 CROP = 16        # a heatmap of more tokens than MAX_SIDE shows the first CROP x CROP
 MAX_SIDE = 32
 MAX_PANELS = 12  # heads per figure (of a cropped, GPT-2-size tensor: CROPPED_PANELS)
@@ -230,7 +233,7 @@ def read_dump(dump, fixture):
             if role not in ROLES_COMPARED:
                 continue
             tensors[name] = compare_one(name, ds, fx)
-            if HEATMAP_NAME.search(name) and ds.ndim >= 1:
+            if (HEATMAP_NAME.search(name) or (role == "weight" and name + ".grad" in d)) and ds.ndim >= 1:
                 arrays[name] = heatmap_array(ds)
         for name, ds in fx.items():
             if isinstance(ds, h5py.Dataset) and name not in tensors and attr_str(ds, "role") in ROLES_COMPARED:

@@ -294,6 +294,9 @@ def without_grad_fn(text):
 KEEP_IDENT = re.compile(r"\bKEEP(?:_LOCAL)?\((?:[^,()]*,\s*)?(\w+)\)")
 BINDING = re.compile(r"\b(\w+)\s*=\s*\w+\(\s*\"([^\"]+)\"")
 FORWARD = re.compile(r"\b\w+_forward\(\s*&(\w+)\s*,")
+# loss = m(x).sum(); loss.backward(): the forward again, then the gradients.
+BACKWARD = re.compile(r"\b\w+_sum_backward\(\s*&(\w+)\s*,")
+KEEP_GRADS = re.compile(r"\bkeep_grads\([^,()]*,\s*\"([^\"]+)\"\)")
 NOISE = re.compile(r"(?:^|\.)noise(?:\.(\d+))?$")
 
 
@@ -319,9 +322,13 @@ def tensor_cells(blocks, roles):
       ...)` made the module: its parameters (role weight) belong to that
       block; what its forward computes to the last block that calls
       `..._forward(&var, ...)`, except a dropout mask `noise.<k>`, which
-      is the k-th call's (the dump's names for the k-th mask a Dropout draws).
+      is the k-th call's (the dump's names for the k-th mask a Dropout draws),
+      counting the forward that `..._sum_backward(&var, ...)` runs again;
+    - a gradient, "<module>.<key>.grad", to the block that calls
+      `..._sum_backward(&var, ...)`; "<input>.grad" to the block that keeps
+      the gradients with `keep_grads(&grads, "<input>")`.
     Names none of this explains are left out (the page lists them apart)."""
-    literal, made, forwards, bound = {}, {}, {}, {}
+    literal, made, forwards, bound, backwards, calls_all = {}, {}, {}, {}, {}, {}
     for k, b in enumerate(blocks):
         code = code_only(b.source)
         for s in C_STRING.findall(code):
@@ -333,9 +340,18 @@ def tensor_cells(blocks, roles):
             made.setdefault(module, k)
         for var in FORWARD.findall(code):
             forwards.setdefault(var, []).append(k)
-    by_module = {}
+            calls_all.setdefault(var, []).append(k)
+        for var in BACKWARD.findall(code):
+            backwards[var] = k
+            calls_all.setdefault(var, []).append(k)
+        for name in KEEP_GRADS.findall(code):
+            literal[name + ".grad"] = k
+    by_module, all_by_module, backward_of = {}, {}, {}
     for var, module in bound.items():
         by_module.setdefault(module, []).extend(forwards.get(var, []))
+        all_by_module.setdefault(module, []).extend(calls_all.get(var, []))
+        if var in backwards:
+            backward_of[module] = backwards[var]
     # A name made with snprintf ("variance_before_%d") matches as a pattern.
     patterns = [(re.compile(re.escape(s).replace("%d", r"-?\d+").replace("%s", ".*") + "$"), k)
                 for s, k in literal.items() if "%d" in s or "%s" in s]
@@ -356,7 +372,12 @@ def tensor_cells(blocks, roles):
         if role == "weight" or not calls:
             found[name] = made[module]
             continue
+        if name.endswith(".grad") and module in backward_of:
+            found[name] = backward_of[module]
+            continue
         m = NOISE.search(name[len(module) + 1:])
+        if m:
+            calls = sorted(all_by_module.get(module, [])) or calls
         k = int(m.group(1) or 1) if m else len(calls)
         found[name] = calls[min(k, len(calls)) - 1]
     return found

@@ -1,0 +1,38 @@
+// gradients.c: see gradients.h.
+#include "gradients.h"
+
+#include <stdio.h>
+
+#include "error.h"
+
+void gradients_begin(Gradients *g, const char *module) {
+    g->n = 0;
+    g->x = (Tensor){0};
+    snprintf(g->module, sizeof g->module, "%s", module);
+}
+
+void gradients_add(Gradients *g, const char *prefix, const char *key, Tensor grad) {
+    if (g->n == GRADIENTS_MAX) die(EXIT_BAD_INPUT, "%s: more than %d parameters", g->module, GRADIENTS_MAX);
+    ParamGrad *p = &g->param[g->n++];
+    snprintf(p->key, sizeof p->key, "%s%s", prefix, key);
+    grad.grad_fn = NULL;  // a .grad is a leaf that requires no grad
+    grad.requires_grad = false;
+    p->grad = grad;
+}
+
+void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, LinearGrad lg) {
+    char key[48];
+    snprintf(key, sizeof key, "%s.weight", attr);
+    gradients_add(g, prefix, key, lg.weight);
+    if (lg.bias.data) {
+        snprintf(key, sizeof key, "%s.bias", attr);
+        gradients_add(g, prefix, key, lg.bias);
+    }
+}
+
+void attention_activations_free(AttentionActivations *act) {
+    Tensor t[] = {act->keys, act->queries, act->values, act->attn_weights, act->noise, act->context};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].data) tensor_free(t[i]);
+    *act = (AttentionActivations){0};
+}

@@ -1,0 +1,47 @@
+// gradients.h: what `loss.backward()` leaves in a module's parameters and
+// its input, for whoever prints or keeps them.
+//
+// In the notebook, after
+//     x.requires_grad_()
+//     loss = module(x).sum()
+//     loss.backward()
+// each parameter holds its .grad, visited as
+//     for name, param in module.named_parameters(): print(name, param.grad)
+// and x holds x.grad. Gradients is that: the module's name, each parameter's
+// state_dict key ("W_query.weight", "heads.1.W_key.bias", "out_proj.bias")
+// with its gradient, in named_parameters() order, and x's gradient. The
+// modules' *_sum_backward (self_attention.h, causal_attention.h,
+// multihead_attention.h) fill one.
+#ifndef LITATTN_GRADIENTS_H
+#define LITATTN_GRADIENTS_H
+
+#include "activations.h"
+#include "linear.h"
+#include "tensor.h"
+
+// The wrapper's 64 heads of three Linear layers with biases, and room to spare.
+#define GRADIENTS_MAX 400
+
+typedef struct {
+    char key[48];  // the state_dict key, relative to the module: "W_query.weight"
+    Tensor grad;   // the parameter's shape; prints without grad_fn, as a .grad does
+} ParamGrad;
+
+typedef struct {
+    char module[64];  // the module's name ("ca", "exercise_3_3.mha")
+    int n;
+    ParamGrad param[GRADIENTS_MAX];  // in named_parameters() order
+    Tensor x;                        // the input's .grad, x's shape
+} Gradients;
+
+// The module's record, before any parameter.
+void gradients_begin(Gradients *g, const char *module);
+// A parameter's gradient under `key` (prefix "" or "heads.0.", then the attribute).
+void gradients_add(Gradients *g, const char *prefix, const char *key, Tensor grad);
+// A Linear attribute's parameters in named_parameters() order: "<attr>.weight", then "<attr>.bias" if it has one.
+void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, LinearGrad lg);
+
+// Frees what a forward kept in *act (the input aside, which it does not own) and empties it.
+void attention_activations_free(AttentionActivations *act);
+
+#endif

@@ -1,0 +1,25 @@
+// grads.c: see grads.h.
+#include "grads.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "keep.h"
+
+static void keep_grad(const char *name, Tensor grad) {
+    expect_output(name, shape(grad));
+    keep(name, grad);
+}
+
+const Gradients *keep_grads(const Gradients *g, const char *input) {
+    char name[160];
+    for (int i = 0; i < g->n; i++) {
+        snprintf(name, sizeof name, "%s.%s.grad", g->module, g->param[i].key);
+        keep_grad(name, g->param[i].grad);
+    }
+    snprintf(name, sizeof name, "%s.grad", input);
+    keep_grad(name, g->x);
+    return g;
+}
