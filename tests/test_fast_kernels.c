@@ -659,6 +659,37 @@ static void attention_backward_case(int batch, int T, int D, int causal, int dro
     free(q), free(k), free(v), free(dctx), free(w), free(noise), free(want), free(got);
 }
 
+// The same without w: fast_attention_backward computes each matrix's weights
+// again from q and k; the reference is given them composed by the scalar
+// kernels, as the forward makes them
+static void attention_backward_recompute_case(int batch, int T, int D, int causal, int dropout) {
+    const long n = (long)batch * T * D, nn = (long)batch * T * T;
+    float *q = new_floats(n), *k = new_floats(n), *v = new_floats(n), *dctx = new_floats(n), *w = new_floats(nn);
+    float *s = new_floats((long)T * T), *noise = dropout ? new_floats(nn) : NULL, *want = new_floats(3 * n),
+          *got = new_floats(3 * n);
+    fill(q, n, 50, 0), fill(k, n, 50, 0), fill(v, n, 50, 0), fill(dctx, n, 50, 0);
+    for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
+    const float scale = sqrtf((float)D);
+    for (long p = 0; p < batch; p++) {
+        matmul_wt_bias(s, q + p * T * D, k + p * T * D, NULL, T, D, T);
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T && causal; j++) s[i * T + j] = -INFINITY;
+        div_scalar(s, s, scale, (long)T * T);
+        softmax_rows(w + p * T * T, s, T, T);
+    }
+    attention_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal, -1);
+    snprintf(case_name, sizeof case_name, "attention backward, weights computed again: batch=%d T=%d D=%d%s%s", batch,
+             T, D, causal ? " causal" : "", dropout ? " dropout" : "");
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_attention_backward(got, got + n, got + 2 * n, dctx, q, k, v, NULL, noise, batch, T, D, scale, causal,
+                                -1);
+        compare(&t_attention_bw, r, got, want, 3 * n);
+    }
+    free(q), free(k), free(v), free(dctx), free(w), free(s), free(noise), free(want), free(got);
+}
+
 static void test_backward(void) {
     for (int i = 0; i < 60; i++) sweep(4), matmul_at_case(rand_int(1, 70), rand_int(1, 70), rand_int(1, 70));
     for (int n = 1; n <= 40; n++) sweep(2), softmax_backward_case(rand_int(1, 12), n);
@@ -675,6 +706,10 @@ static void test_backward(void) {
     // dead triangle skipped, and not where a value there is not finite
     for (int odd = 0; odd <= 3; odd++) attention_backward_case(1, 520, 4, 1, 0, -1, odd);
     attention_backward_case(1, 520, 24, 1, 1, -1, 8);
+    for (int i = 0; i < 12; i++)
+        sweep(2), attention_backward_recompute_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2);
+    sweep(0);
+    attention_backward_recompute_case(2, 300, 16, 1, 1);
     report(&t_matmul_at);
     report(&t_softmax_bw);
     report(&t_attention_bw);

@@ -53,13 +53,18 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
 
-    if (!m->act && !m->rec.record && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
-        // 2-5 fused: nothing reads the (b, T, T) tensors, so they are never
-        // made; the same bits, a block of query rows at a time
+    if (!m->rec.record && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
+        // 2-5 fused: nothing records the (b, T, T) tensors, so they are
+        // never made; the same bits, a block of query rows at a time. A
+        // backward computes the weights again from what it keeps.
         Tensor noise = dropout_factor(&m->dropout, SIZE(dim(x, 0), num_tokens, num_tokens));
         Tensor context_vec = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
-        Tensor tmp[] = {noise, keys, queries, values};
-        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        if (m->act) {
+            *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values, .noise = noise};
+        } else {
+            Tensor tmp[] = {noise, keys, queries, values};
+            for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        }
         return context_vec;
     }
     Tensor keys_T = torch_transpose(keys, 1, 2);
@@ -102,7 +107,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
 //        with b > 1 reshape copies it row-major.
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx) {
     const AttentionActivations *act = m->act;
-    if (!act || !act->attn_weights.data)
+    if (!act || !act->queries.data)
         die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
     const int b = dim(act->x, 0), T = dim(act->x, 1), d_out = m->d_out;
     if (numel(dout) != (long)b * T * d_out)

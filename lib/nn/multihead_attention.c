@@ -139,13 +139,18 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
 
     Tensor per_head;  // (b, h, T, hd)
-    if (!m->act && !m->rec.record) {
-        // 3-5 fused: nothing reads the (b, h, T, T) tensors, so they are
-        // never made; the same bits, a block of query rows at a time
+    if (!m->rec.record) {
+        // 3-5 fused: nothing records the (b, h, T, T) tensors, so they are
+        // never made; the same bits, a block of query rows at a time. A
+        // backward computes the weights again from the heads it keeps.
         Tensor noise = dropout_factor(&m->dropout, SIZE(b, m->num_heads, num_tokens, num_tokens));
         per_head = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
-        tensor_free(noise);
-        tensor_free(keys), tensor_free(queries), tensor_free(values);
+        if (m->act) {
+            *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values, .noise = noise};
+        } else {
+            Tensor tmp[] = {noise, keys, queries, values};
+            for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        }
     } else {
         per_head = attention_heads(m, keys, queries, values, mask_bool, x);
     }
@@ -192,7 +197,7 @@ MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiH
 //      CausalAttention, the key bias is summed column-major when b == 1.
 MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout) {
     const AttentionActivations *act = m->act;
-    if (!act || !act->attn_weights.data)
+    if (!act || !act->queries.data)
         die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
     const int b = dim(act->x, 0), T = dim(act->x, 1), h = m->num_heads, hd = m->head_dim;
     if (numel(dout) != (long)b * T * m->d_out)

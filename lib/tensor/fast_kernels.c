@@ -850,17 +850,37 @@ static void attention_backward_matrices(float *dq, float *dk, float *dv, const f
     if (noise) tensor_free(dropped_t);
 }
 
+// w (T, T) = softmax((q @ k^T)[j > i: -inf if causal] / scale, dim=-1) of
+// one matrix, q, k (T, hd): the forward's weights again, by the forward's
+// kernels in its order (the same bits as its composed ops and as
+// fast_attention)
+static void attention_weights(float *w, float *scores, const float *q, const float *k, int T, int hd, float scale,
+                              bool causal) {
+    gemm(scores, q, k, NULL, 1, T, hd, T, 1, 0);
+    for (long i = 0; causal && i < T; i++)
+        for (long j = i + 1; j < T; j++) scores[i * T + j] = -INFINITY;
+    div_scalar(scores, scores, scale, (long)T * T);
+    fast_softmax_rows(w, scores, T, T);
+}
+
 void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim) {
     // One (T, T) matrix at a time (4 MiB of temporaries at Exercise 3.3's
     // size, not 48), unless the softmax ran over the batch axis (dim 0),
-    // which ties the matrices together.
+    // which ties the matrices together. Without w (a forward that kept no
+    // (T, T) tensor: softmax over the last dim only) each matrix's weights
+    // are computed again from q and k.
     const int dim = softmax_dim < 0 ? softmax_dim + 3 : softmax_dim;
     const long chunk = dim == 0 ? batch : 1;
+    if (!w && dim != 2)
+        die(EXIT_BAD_INPUT, "attention's backward: the weights of a softmax over dim %d must be kept", softmax_dim);
+    Tensor w_again = w ? (Tensor){0} : tensor_empty(SIZE(T, T)), scores = w ? (Tensor){0} : tensor_empty(SIZE(T, T));
     for (long p = 0; p < batch; p += chunk) {
         const long m = p * T * hd, s = p * T * T;
-        attention_backward_matrices(dq + m, dk + m, dv + m, dctx + m, q + m, k + m, v + m, w + s,
+        if (!w) attention_weights(w_again.data, scores.data, q + m, k + m, T, hd, scale, causal);
+        attention_backward_matrices(dq + m, dk + m, dv + m, dctx + m, q + m, k + m, v + m, w ? w + s : w_again.data,
                                     noise ? noise + s : NULL, chunk, T, hd, scale, causal, dim);
     }
+    if (!w) tensor_free(w_again), tensor_free(scores);
 }

@@ -62,7 +62,9 @@ void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, in
 void fast_bmm_at(float *out, const float *a, const float *b, long batch, int M, int K, int N);
 // dx (rows, n) from dy, y (rows, n): softmax_rows_backward
 void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n);
-// attention_backward, its arguments and bits
+// attention_backward, its arguments and bits; w may be NULL (softmax over
+// the last dim): each matrix's weights are then computed again from q and k,
+// with the forward's bits
 void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim);
