@@ -604,6 +604,23 @@ static void matmul_at_case(int M, int K, int N) {
     free(a), free(b), free(want), free(got);
 }
 
+static void bmm_at_case(int batch, int M, int K, int N) {
+    const long sa = (long)M * K, sb = (long)M * N, so = (long)K * N;
+    float *a = new_floats(batch * sa), *b = new_floats(batch * sb), *want = new_floats(batch * so),
+          *got = new_floats(batch * so);
+    fill(a, batch * sa, 20, 0);
+    fill(b, batch * sb, 20, 0);
+    for (long i = 0; i < batch; i++) matmul_backward_b(want + i * so, a + i * sa, b + i * sb, M, K, N);
+    snprintf(case_name, sizeof case_name, "batched a^T @ b: batch=%d M=%d K=%d N=%d", batch, M, K, N);
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        fast_bmm_at(got, a, b, batch, M, K, N);
+        compare(&t_matmul_at, r, got, want, batch * so);
+    }
+    free(a), free(b), free(want), free(got);
+}
+
 static void softmax_backward_case(long rows, int n) {
     float *dy = new_floats(rows * n), *y = new_floats(rows * n), *want = new_floats(rows * n),
           *got = new_floats(rows * n);
@@ -692,6 +709,7 @@ static void attention_backward_recompute_case(int batch, int T, int D, int causa
 
 static void test_backward(void) {
     for (int i = 0; i < 60; i++) sweep(4), matmul_at_case(rand_int(1, 70), rand_int(1, 70), rand_int(1, 70));
+    for (int i = 0; i < 20; i++) sweep(2), bmm_at_case(rand_int(1, 4), rand_int(1, 50), rand_int(1, 50), rand_int(1, 50));
     for (int n = 1; n <= 40; n++) sweep(2), softmax_backward_case(rand_int(1, 12), n);
     for (int i = 0; i < 30; i++)
         sweep(2), attention_backward_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2,
