@@ -754,15 +754,23 @@ static void write_bytes(const char *path, const char *bytes, size_t n) {
     if (!f || fwrite(bytes, 1, n, f) != n || fclose(f) != 0) die_setup("a file", path);
 }
 
-static int text_cases(Chapter *ch) {
-    if (!ch->reads_text) return 0;
+// The cases of one kind ("process", "text") on a chapter start here: they
+// need its good run (else SKIP `what`, saying why, and 0) and an empty
+// scratch directory, g.scratch = <catalogue>/<kind>-<chapter>.
+static int begin_scratch(Chapter *ch, const char *kind, const char *what) {
     if (!ch->good_path || !ch->good_out) {
-        skip("text cases", ch->name, "the chapter failed on its good fixture");
+        skip(what, ch->name, "the chapter failed on its good fixture");
         return 0;
     }
-    snprintf(g.scratch, sizeof g.scratch, "%s/text-%s", g.catalogue_dir, ch->name);
+    snprintf(g.scratch, sizeof g.scratch, "%s/%s-%s", g.catalogue_dir, kind, ch->name);
     remove_tree(g.scratch);
     if (mkdir(g.scratch, 0755) != 0) die_setup("a scratch directory", g.scratch);
+    return 1;
+}
+
+static int text_cases(Chapter *ch) {
+    if (!ch->reads_text) return 0;
+    if (!begin_scratch(ch, "text", "text cases")) return 0;
     char p[4400];
     int n = 0;
     // A good text first: the cases below can fail only by what they break.
@@ -831,13 +839,7 @@ static int process_cases(Chapter *ch) {
         skip("process-level cases", ch->name, "not under --wrap (they time and signal the chapter itself)");
         return 0;
     }
-    if (!ch->good_path || !ch->good_out) {
-        skip("process-level cases", ch->name, "the chapter failed on its good fixture");
-        return 0;
-    }
-    snprintf(g.scratch, sizeof g.scratch, "%s/process-%s", g.catalogue_dir, ch->name);
-    remove_tree(g.scratch);
-    if (mkdir(g.scratch, 0755) != 0) die_setup("a scratch directory", g.scratch);
+    if (!begin_scratch(ch, "process", "process-level cases")) return 0;
     char fixture[4400];
     path_in(fixture, sizeof fixture, "fixture.h5");
     copy_unshipped(ch->good_path, fixture);

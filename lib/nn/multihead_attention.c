@@ -260,16 +260,23 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
     return g;
 }
 
-Gradients multihead_attention_sum_backward(MultiHeadAttention *m, Tensor x) {
-    AttentionActivations act = {0};
+// m's forward on x with its activations kept in *act and nothing recorded,
+// as causal_attention_forward_keeping does for a head
+static Tensor forward_keeping(MultiHeadAttention *m, Tensor x, AttentionActivations *act) {
     const Recorder rec = m->rec;
     AttentionActivations *const was = m->act;
     m->rec = (Recorder){0};
-    m->act = &act;
+    m->act = act;
     x.requires_grad = true;
     Tensor out = multihead_attention_forward(m, x);
     m->rec = rec;
     m->act = was;
+    return out;
+}
+
+Gradients multihead_attention_sum_backward(MultiHeadAttention *m, Tensor x) {
+    AttentionActivations act = {0};
+    Tensor out = forward_keeping(m, x, &act);
     Tensor ones = torch_ones(shape(out));
     tensor_free(out);
     MultiHeadAttention kept = *m;
