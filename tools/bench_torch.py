@@ -9,10 +9,15 @@ finds: the system's reference BLAS by default, OpenBLAS when the caller sets
 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread (and
 OPENBLAS_NUM_THREADS=1).
 
-usage: bench_torch.py [--runs N] [--dump DIR]
+usage: bench_torch.py [--runs N] [--dump DIR] [--backward]
   --dump DIR  also write the input, the weights and the output of the first
               forward as raw little-endian float32 files into DIR, for the C
               forward to recompute and compare bit for bit.
+  --backward  time the forward and backward instead, as Exercise 3.3's
+              gradient cell runs them: x.requires_grad_(), out = mha(x),
+              out.sum().backward() (after one untimed warm-up run), and check
+              the gradients against the same module in float64: the BLAS in
+              use must compute them right, not only fast.
 
 Prints human-readable lines, and for bench_kernels.c one line
   RESULT <median seconds> <blas library path>
@@ -42,6 +47,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dump", default=None)
+    parser.add_argument("--backward", action="store_true")
     args = parser.parse_args()
     try:
         import torch
@@ -61,6 +67,9 @@ def main():
     blas = mapped_blas()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, libblas: {blas}")
 
+    if args.backward:
+        return forward_backward(torch, mha, x, args.runs, blas)
+
     times = []
     with torch.no_grad():  # inference: no autograd graph (only makes torch faster)
         for run in range(args.runs):
@@ -78,6 +87,39 @@ def main():
     median = statistics.median(times)
     print("torch forward: " + ", ".join(f"{t * 1e3:.1f}" for t in times) + f" ms; median {median * 1e3:.1f} ms")
     print(f"RESULT {median:.6f} {blas}")
+    return 0
+
+
+def forward_backward(torch, mha, x, runs, blas):
+    """Times x.requires_grad_(); mha(x).sum().backward(), one warm-up run and
+    then `runs` timed ones, and checks the last run's gradients against the
+    module in float64 (relative to the largest gradient of each tensor)."""
+    def step():
+        xg = x.detach().clone().requires_grad_()
+        mha.zero_grad(set_to_none=True)
+        t0 = time.perf_counter()
+        mha(xg).sum().backward()
+        return time.perf_counter() - t0, xg.grad
+
+    step()  # warm-up: torch's first call allocates what the others reuse
+    times, x_grad = [], None
+    for _ in range(runs):
+        t, x_grad = step()
+        times.append(t)
+    grads = {"x": x_grad, **{name: p.grad for name, p in mha.named_parameters()}}
+    mha64 = type(mha)(768, 768, 1024, 0.0, 12).double()
+    mha64.load_state_dict(mha.state_dict())
+    x64 = x.detach().double().requires_grad_()
+    mha64(x64).sum().backward()
+    ref = {"x": x64.grad, **{name: p.grad for name, p in mha64.named_parameters()}}
+    worst = max(float((grads[k].double() - ref[k]).abs().max() / ref[k].abs().max()) for k in ref)
+    median = statistics.median(times)
+    print("torch forward + backward: " + ", ".join(f"{t * 1e3:.1f}" for t in times) +
+          f" ms; median {median * 1e3:.1f} ms; gradients against float64: worst {worst:.1e} of the largest")
+    if worst > 1e-4:
+        print(f"RESULT wrong gradients ({worst:.1e} from float64's) {blas}")
+    else:
+        print(f"RESULT {median:.6f} {blas}")
     return 0
 
 

@@ -87,10 +87,15 @@ void *pages_alloc(size_t bytes) {
     const int huge = rounded >= PAGES_HUGE;
     void *p = aligned_alloc(huge ? PAGES_HUGE : PAGES_ALIGN, rounded);
     if (!p || !huge) return p;
-    if (ask_for_huge(rounded)) (void)madvise(p, rounded, MADV_HUGEPAGE);
+    // Huge pages for the whole 2 MiB blocks the buffer covers; its tail (a
+    // 3 MiB tensor's last 1 MiB) on small pages, so that no page is zeroed
+    // that the buffer does not use.
+    const size_t head = bytes / PAGES_HUGE * PAGES_HUGE, used = (bytes + 4095) & ~(size_t)4095;
+    if (ask_for_huge(head)) (void)madvise(p, head, MADV_HUGEPAGE);
+    if (used > head) (void)madvise((char *)p + head, rounded - head, MADV_NOHUGEPAGE);
     // Every page at once, in one call, instead of one fault each: the
     // buffer is about to be written whole. Advice only: on failure the
     // pages fault in as they are touched.
-    (void)madvise(p, rounded, MADV_POPULATE_WRITE);
+    (void)madvise(p, used, MADV_POPULATE_WRITE);
     return p;
 }

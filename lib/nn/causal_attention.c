@@ -25,19 +25,28 @@ CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec,
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
-    m.mask = torch_triu(torch_ones(SIZE(context_length, context_length)), 1);
+    Tensor ones = torch_ones(SIZE(context_length, context_length));
+    m.mask = torch_triu(ones, 1);
+    tensor_free(ones);
     return m;
 }
 
 void causal_attention_eval(CausalAttention *m) { m->dropout.training = false; }
 
-Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens) {
+void causal_mask_check(const char *module, Tensor mask, int num_tokens) {
     // The book's classes index the buffer with [:num_tokens, :num_tokens];
     // more tokens than context_length would not fit (torch raises there).
     if (num_tokens > mask.shape[0])
         die(EXIT_BAD_INPUT, "%s: %s: expected inputs of at most context_length = %d tokens, found %d",
             error_input(), module, mask.shape[0], num_tokens);
-    return torch_slice2(torch_bool(mask), num_tokens, num_tokens);
+}
+
+Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens) {
+    causal_mask_check(module, mask, num_tokens);
+    Tensor whole = torch_bool(mask);
+    Tensor mask_bool = torch_slice2(whole, num_tokens, num_tokens);
+    tensor_free(whole);
+    return mask_bool;
 }
 
 Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
@@ -48,7 +57,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
             error_input(), m->name, s);
     }
     const int num_tokens = dim(x, 1);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
+    causal_mask_check(m->name, m->mask, num_tokens);  // refuses too many tokens first
     Tensor keys = linear_forward(&m->W_key, x);
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
@@ -70,7 +79,9 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor keys_T = torch_transpose(keys, 1, 2);
     Tensor attn_scores = torch_matmul(queries, keys_T);
     tensor_free(keys_T);
+    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
+    tensor_free(mask_bool);
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, m->softmax_dim);
     tensor_free(scaled);

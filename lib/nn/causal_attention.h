@@ -34,8 +34,10 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x);
 void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
 
 // The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
-// Shared with MultiHeadAttention; dies if num_tokens > context_length.
+// Shared with MultiHeadAttention; dies if num_tokens > context_length, as
+// causal_mask_check does without making the mask (the fused path needs none).
 Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens);
+void causal_mask_check(const char *module, Tensor mask, int num_tokens);
 
 // --- backward: loss.backward() through the last forward (made with m->act set) -------
 typedef struct {

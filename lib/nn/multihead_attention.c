@@ -75,7 +75,9 @@ MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
-    m.mask = torch_triu(torch_ones(SIZE(context_length, context_length)), 1);
+    Tensor ones = torch_ones(SIZE(context_length, context_length));
+    m.mask = torch_triu(ones, 1);
+    tensor_free(ones);
     return m;
 }
 
@@ -95,12 +97,13 @@ static Tensor split_heads(const MultiHeadAttention *m, Tensor t) {
 
 // Passes 3-5 as the notebook writes them, every (b, h, T, T) tensor made:
 // the recorder gets them, and the backward keeps the softmax's output.
-static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor mask_bool,
-                              Tensor x) {
+static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor x) {
     Tensor keys_T = torch_transpose(keys, 2, 3);
     Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each head
     tensor_free(keys_T);
+    Tensor mask_bool = causal_mask_bool(m->name, m->mask, dim(queries, 2));
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
+    tensor_free(mask_bool);
 
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, -1);
@@ -133,7 +136,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             error_input(), m->name, s);
     }
     const int b = dim(x, 0), num_tokens = dim(x, 1);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
+    causal_mask_check(m->name, m->mask, num_tokens);  // refuses too many tokens first
     Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
     Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
@@ -152,7 +155,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
         }
     } else {
-        per_head = attention_heads(m, keys, queries, values, mask_bool, x);
+        per_head = attention_heads(m, keys, queries, values, x);
     }
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);

@@ -3,7 +3,8 @@
 // the same float32 bits, for any thread count and on every path.
 //
 // Each function picks, once, the fastest path this CPU runs: AVX-512
-// (F/BW/DQ/VL), AVX2 + FMA, or the scalar kernels of kernels.h. Small sizes
+// (F/BW/DQ/VL), AVX2 + FMA, or the scalar kernels of kernels.h (AVX2 on a
+// Zen 4, whose 512-bit instructions are two 256-bit halves). Small sizes
 // go to the scalar kernels whatever the path (packing and threads would cost
 // more than they save). The environment variable LITATTN_KERNELS=scalar|avx2|
 // avx512 asks for a path; a path the CPU lacks falls back silently to the best
@@ -35,6 +36,8 @@ void fast_softmax_rows(float *out, const float *x, long rows, int n);
 void fast_sum_rows(float *out, const float *x, long rows, int n);
 // out (n,) = e^x (n,): exp_elementwise() (SLEEF's expf)
 void fast_exp(float *out, const float *x, long n);
+// out (n,) = x (n,) / s: div_scalar() (a true division each; out may be x)
+void fast_div_scalar(float *out, const float *x, float s, long n);
 // noise (n,): nn.Dropout(p)'s training-mode noise with keep = 1 - p (double):
 // per element in order, r = torch_random64(g), u = (r & (2^53 - 1)) * 2^-53,
 // noise = (u < keep ? 1.0f : 0.0f) / (float)keep. g ends as after n calls of
@@ -73,6 +76,9 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
 enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2 };
 int fast_kernels_path(void);
 const char *fast_kernels_path_name(void);
+// The path taken when LITATTN_KERNELS asks for none (the best this CPU has,
+// or AVX2 on a Zen 4).
+int fast_kernels_preferred_path(void);
 // Asks for a path (tests, benchmark); clamps to the best path the CPU has.
 void fast_kernels_force_path(int path);
 // Threads per call: 1 (the default) or more. The bits never depend on it.

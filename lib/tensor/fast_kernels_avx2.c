@@ -290,6 +290,19 @@ static void dropout_block_avx2(float *noise, const uint32_t *words, int n, uint6
 }
 
 // ---------------------------------------------------------------------------
+// division by a scalar: out = x / s, 8 at a time
+// ---------------------------------------------------------------------------
+
+// out (n,) = x (n,) / s: div_scalar's true division, each element rounded
+// once (vdivps is IEEE division, as divss is); out may be x
+static void div_scalar_avx2(float *out, const float *x, float s, long n) {
+    const __m256 d = _mm256_set1_ps(s);
+    long i = 0;
+    for (; i + LANES <= n; i += LANES) _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_loadu_ps(x + i), d));
+    for (; i < n; i++) out[i] = x[i] / s;
+}
+
+// ---------------------------------------------------------------------------
 // transpose: one 8 x 8 block in registers
 // ---------------------------------------------------------------------------
 
@@ -328,4 +341,5 @@ const FastIsa fast_isa_avx2 = {
     .exp = exp_avx2,
     .dropout_block = dropout_block_avx2,
     .transpose_8x8 = transpose_8x8_avx2,
+    .div_scalar = div_scalar_avx2,
 };

@@ -32,6 +32,8 @@ typedef struct {
                           float dropped);
     // out (8, 8), rows ldo apart = a (8, 8), rows lda apart, transposed
     void (*transpose_8x8)(float *out, long ldo, const float *a, long lda);
+    // out (n,) = x (n,) / s, a true division per element (out may be x)
+    void (*div_scalar)(float *out, const float *x, float s, long n);
 } FastIsa;
 
 extern const FastIsa fast_isa_avx2;

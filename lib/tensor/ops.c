@@ -275,7 +275,7 @@ Tensor torch_mul_scalar(Tensor a, double s) {
 
 Tensor torch_div_scalar(Tensor a, double s) {
     Tensor out = tensor_empty(shape(a));
-    div_scalar(out.data, a.data, (float)s, numel(a));
+    fast_div_scalar(out.data, a.data, (float)s, numel(a));
     return track(out, "DivBackward0", a, none());
 }
 
