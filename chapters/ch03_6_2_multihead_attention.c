@@ -40,7 +40,9 @@ int main(int argc, char **argv) {
 
     // Beyond the book: what loss.backward() leaves in each parameter, the
     // gradients chapter 5's training follows. The forward runs again, as
-    // torch's does after requires_grad_() (with dropout, a second mask).
+    // torch's does after requires_grad_() (with dropout, a second mask; a
+    // forward that draws nothing gives the first one's bits, which the
+    // module kept: lib/nn/multihead_attention.h).
     Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
     Gradients grads = multihead_attention_sum_backward(&mha, batch);
     keep_grads(&grads, "batch");

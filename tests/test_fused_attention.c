@@ -9,6 +9,13 @@
 // forwards on the same input, in training mode (dropout draws its mask)
 // and in eval mode, with 1 and 2 threads, and compares every value of the
 // output as uint32 bits (any NaN equals any NaN).
+//
+// And MultiHeadAttention's sum_backward, which reuses what a forward that
+// drew nothing kept (multihead_attention.h: last) instead of running it
+// again: its gradients after a forward of the same input, and after a
+// forward of another input of the same shape in the same block of memory,
+// against those of a module that ran no forward before (in eval mode, and
+// in training mode at p = 0).
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +70,44 @@ static Tensor run(const Case *c, int training, int recorded) {
     return multihead_attention_forward(&m, x);
 }
 
+// The gradients of loss = mha(x).sum() from seed 123, the module having
+// run `before` forwards first: 0; 1 on x itself; 2 on other values in x's
+// block (x is then drawn again into it, so the kept input's address is x's)
+static Gradients run_backward(const Case *c, int training, int before) {
+    TorchGenerator g;
+    torch_manual_seed(&g, 123);
+    RandomSource rs = torch_generator_source(&g);
+    const ParamSource ps = param_source_random(&rs);
+    const Recorder rec = {NULL, NULL};
+    Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
+                                                   c->heads, true);
+    if (!training) multihead_attention_eval(&m);
+    TorchGenerator gx;
+    torch_manual_seed(&gx, 7);
+    RandomSource rsx = torch_generator_source(&gx);
+    rand_fill(x.data, numel(x), &rsx);
+    if (before == 2) {
+        for (long i = 0; i < numel(x); i++) x.data[i] = -x.data[i];
+        tensor_free(multihead_attention_forward(&m, x));
+        torch_manual_seed(&gx, 7);
+        rand_fill(x.data, numel(x), &rsx);
+    } else if (before == 1) {
+        tensor_free(multihead_attention_forward(&m, x));
+    }
+    return multihead_attention_sum_backward(&m, x);
+}
+
+static void compare_grads(const char *what, Gradients got, Gradients want) {
+    char name[400];
+    for (int i = 0; i < want.n; i++) {
+        snprintf(name, sizeof name, "%s: %s", what, want.param[i].key);
+        compare(name, got.param[i].grad, want.param[i].grad);
+    }
+    snprintf(name, sizeof name, "%s: x.grad", what);
+    compare(name, got.x, want.x);
+}
+
 int main(void) {
     static const Case cases[] = {
         {"the book's CausalAttention", 2, 6, 3, 2, 6, 0, 0.0},
@@ -84,6 +129,21 @@ int main(void) {
                 tensor_release_all();
             }
         }
+    }
+    for (size_t i = 2; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].heads == 0) continue;
+        for (int training = 1; training >= 0; training--)
+            for (int before = 1; before <= 2 && !(training && cases[i].dropout > 0.0); before++) {
+                // (a forward that draws a mask moves the generator: the
+                // backward's forward then draws the next mask, as torch's does)
+                char what[200];
+                snprintf(what, sizeof what, "%s, %s, backward after a forward of %s", cases[i].name,
+                         training ? "training" : "eval", before == 1 ? "the same input" : "other values");
+                const Gradients want = run_backward(&cases[i], training, 0);
+                const Gradients got = run_backward(&cases[i], training, before);
+                compare_grads(what, got, want);
+                tensor_release_all();
+            }
     }
     printf("%s: %d values compared, %d difference%s\n", failures ? "FAIL" : "ok", compared, failures,
            failures == 1 ? "" : "s");

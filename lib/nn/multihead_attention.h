@@ -51,6 +51,12 @@ typedef struct {
     Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
     Recorder rec;                    // where forward() reports its locals
     AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
+    // The last fused forward that drew nothing (no dropout in training
+    // mode) keeps its activations here, and a copy of its input: a
+    // sum_backward of an input of the same values then need not run that
+    // forward again (it would give the same bits). .context.data NULL: none.
+    AttentionActivations last;
+    Tensor last_input;
 } MultiHeadAttention;
 
 MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
