@@ -8,7 +8,8 @@ the other (alternating, so that both sides see the same machine):
 
   - the C chapter's whole process, `CHAPTER --seed 123 --threads 1`: start,
     every cell's init and draws, Exercise 3.3's forward, the gradient cell's
-    forward and backward, and the printing (to /dev/null): wall time;
+    backward (its forward, drawing nothing, is the first one's: the module
+    kept it), and the printing (to /dev/null): wall time;
   - torch 1.13 + OpenBLAS (Debian's libopenblas0-pthread, chosen with
     LD_LIBRARY_PATH, OPENBLAS_NUM_THREADS=1), timing in its own process only
     x.requires_grad_(); mha(x).sum().backward() (tools/bench_torch.py
@@ -109,7 +110,7 @@ def main(argv):
         return 0
     c = statistics.median(times["C"])
     print(f"\n{'':70} {'median':>9} {'C / it':>7}")
-    print(f"{'C chapter, whole process (init, forward x 2, backward, printing)':70} {c * 1e3:7.1f} ms")
+    print(f"{'C chapter, whole process (start, draws, forward, backward, printing)':70} {c * 1e3:7.1f} ms")
     for label in sides:
         if not times[label]:
             print(f"{label:70} {'n/a':>9}")
