@@ -417,7 +417,10 @@ static void bench_forward(const char *script, int best, int chosen) {
     const int have_dir = mkdtemp(dir) != NULL;
     double t_ref = -1, t_open = -1;
     if (script) {
-        t_ref = run_torch(script, "", have_dir ? dir : NULL, "torch reference BLAS");
+        // the reference BLAS by its directory: Debian's alternatives make
+        // OpenBLAS the default libblas.so.3 once it is installed
+        t_ref = run_torch(script, "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack",
+                          have_dir ? dir : NULL, "torch reference BLAS");
         if (access("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", R_OK) == 0)
             t_open = run_torch(script,
                                "OPENBLAS_NUM_THREADS=1 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread",

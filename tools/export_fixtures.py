@@ -49,9 +49,22 @@ Transcripts (../shared/book/) are named by their file prefix:
 Needs only torch, h5py and numpy (Debian's python3-torch and python3-h5py).
 """
 
+import os
 import sys
 
 sys.dont_write_bytecode = True  # loading the exporter must not litter tools/ with __pycache__
+
+# The fixtures are the reference BLAS's bits. Debian chooses which
+# libblas.so.3 (and liblapack.so.3) a process loads with update-alternatives,
+# and installing OpenBLAS (libopenblas0-pthread, for the benchmarks) makes it
+# the default: the export then loads the reference BLAS by its own directory,
+# whatever the alternatives say (the process starts again with that first on
+# LD_LIBRARY_PATH, before torch is imported).
+REFERENCE_BLAS = [d for d in ("/usr/lib/x86_64-linux-gnu/blas", "/usr/lib/x86_64-linux-gnu/lapack")
+                  if os.path.isdir(d)]
+if REFERENCE_BLAS and not os.environ.get("LD_LIBRARY_PATH", "").startswith(":".join(REFERENCE_BLAS)):
+    path = ":".join(REFERENCE_BLAS + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p])
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, LD_LIBRARY_PATH=path))
 
 from export.cli import main  # noqa: E402  (tools/export/: the exporter, one module per part)
 
