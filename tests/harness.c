@@ -466,3 +466,15 @@ int run_case_file(const char *path, const char *attr, CaseKind *kinds, int n_kin
     free(cases.names);
     return cases.len;
 }
+
+int harness_full_selection(const char *driver, int argc, char **argv) {
+    const char *tests = getenv("LITATTN_TESTS");
+    if (tests && *tests && strcmp(tests, "full") != 0 && strcmp(tests, "default") != 0) {
+        fprintf(stderr, "%s: LITATTN_TESTS is '%s': expected full or default\n", driver, tests);
+        exit(2);
+    }
+    int full = tests && !strcmp(tests, "full");
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--full")) full = 1;
+    return full;
+}

@@ -123,6 +123,11 @@ int write_endless_opens(int64_t file, int links);
 // The median of v[0..n-1] (n >= 1; v is sorted in place).
 double harness_median(double *v, int n);
 
+// Whether a driver runs its whole selection: --full among argv[1..], or
+// LITATTN_TESTS=full (meson test --setup full). Any other value of
+// LITATTN_TESTS but default is refused: one line naming `driver`, exit 2.
+int harness_full_selection(const char *driver, int argc, char **argv);
+
 // The pids of pid's children (from /proc/PID/task/PID/children): up to max;
 // returns how many.
 int child_pids(pid_t pid, pid_t *out, int max);
