@@ -75,7 +75,7 @@ MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
-    m.mask = torch_triu(torch_ones(SIZE(context_length, context_length)), 1);
+    m.context_length = context_length;
     return m;
 }
 
@@ -133,13 +133,13 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             error_input(), m->name, s);
     }
     const int b = dim(x, 0), num_tokens = dim(x, 1);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);  // (refuses too many tokens first)
+    causal_check_tokens(m->name, m->context_length, num_tokens);  // (refuses too many tokens first)
     Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
     Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
 
     Tensor per_head;  // (b, h, T, hd)
-    if (!m->rec.record) {
+    if (!m->rec.record && !m->materialise) {
         // 3-5 fused: nothing records the (b, h, T, T) tensors, so they are
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from the heads it keeps.
@@ -151,8 +151,26 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             Tensor tmp[] = {noise, keys, queries, values};
             for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
         }
+    } else if (m->materialise && b > 1 && !m->act) {
+        // One batch item at a time: (1, h, T, T) tensors, the same bits (each
+        // item's products, softmax rows and dropout draws are its own, in order).
+        Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
+        per_head = tensor_empty(shape(queries));
+        const Size item = SIZE(1, m->num_heads, num_tokens, m->head_dim);
+        const long per = size_numel(item);
+        for (int i = 0; i < b; i++) {
+            Tensor one = attention_heads(m, view(sel(keys, i), item), view(sel(queries, i), item),
+                                         view(sel(values, i), item), mask_bool, x);
+            memcpy(per_head.data + i * per, one.data, (size_t)per * sizeof(float));
+            tensor_free(one);
+        }
+        tensor_free(mask_bool);
+        Tensor tmp[] = {keys, queries, values};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     } else {
+        Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
         per_head = attention_heads(m, keys, queries, values, mask_bool, x);
+        tensor_free(mask_bool);
     }
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);

@@ -48,7 +48,11 @@ typedef struct {
     Linear W_query, W_key, W_value;  // (d_out, d_in)
     Linear out_proj;                 // (d_out, d_out), with a bias
     Dropout dropout;
-    Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
+    int context_length;              // the buffer `mask` (context_length, context_length), 1 above the
+                                     // diagonal, made only as forward() needs it (causal_mask_bool)
+    // Make the (b, h, T, T) tensors even when nothing records them, as torch
+    // does: one batch item at a time, (h, T, T) each (the bits do not depend on it).
+    bool materialise;
     Recorder rec;                    // where forward() reports its locals
     AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
 } MultiHeadAttention;

@@ -33,6 +33,9 @@ bool has_input(const char *name);
 void expect_output(const char *name, Size want);
 
 int setting_int(const char *name, int book);
+// The command line's value of an int setting (--context-len N is context_len):
+// setting_int then gives it instead of the fixture's, with the note.
+void config_override(const char *name, int value, const char *option);
 double setting_float(const char *name, double book);
 bool setting_bool(const char *name, bool book);
 

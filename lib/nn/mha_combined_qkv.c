@@ -1,0 +1,68 @@
+// mha_combined_qkv.c: MultiHeadAttentionCombinedQKV's forward in five passes:
+//   1. qkv = x @ W_qkv^T                      (b, T, 3 * d_out), one product per row
+//   2. .view(b, T, 3, h, hd).permute(2, 0, 3, 1, 4).unbind(0): q, k, v (b, h, T, hd)
+//   3. causal attention (causal_heads): softmax(masked q @ k^T / sqrt(hd)) @ v
+//   4. .transpose(1, 2).contiguous().view(b, T, d_out)
+//   5. proj: @ W_proj^T + b_proj
+// Each output of pass 1 is the k-sum of chapter 3's W_query, W_key or W_value
+// product with the same row of weights: the split changes no bit.
+#include "mha_combined_qkv.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "causal_attention.h"
+#include "causal_heads.h"
+#include "error.h"
+
+MultiHeadAttentionCombinedQKV mha_combined_qkv_new(const ParamSource *ps, const Recorder *rec, const char *name,
+                                                   int d_in, int d_out, int num_heads, int context_length,
+                                                   double dropout, bool qkv_bias) {
+    // assert d_out % num_heads == 0, "d_out is indivisible by num_heads"
+    if (num_heads < 1 || d_out % num_heads != 0)
+        die(EXIT_BAD_INPUT, "%s: %s: expected num_heads to divide d_out (d_out is indivisible by num_heads), "
+            "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
+    MultiHeadAttentionCombinedQKV m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads,
+                                       .context_length = context_length, .rec = *rec};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.qkv = linear_in(ps, name, "qkv", d_in, 3 * d_out, qkv_bias);
+    m.proj = linear_in(ps, name, "proj", d_out, d_out, true);
+    char key[96];
+    snprintf(key, sizeof key, "%s.dropout", name);
+    m.dropout = dropout_new(ps, key, dropout);
+    return m;
+}
+
+MultiHeadAttentionCombinedQKV mha_sdpa_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                           int d_out, int num_heads, int context_length, double dropout,
+                                           bool qkv_bias) {
+    return mha_combined_qkv_new(ps, rec, name, d_in, d_out, num_heads, context_length, dropout, qkv_bias);
+}
+
+Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
+    if (x.ndim != 3) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, embed_dim), found shape %s",
+            error_input(), m->name, s);
+    }
+    causal_check_tokens(m->name, m->context_length, dim(x, 1));
+    // 1.
+    Tensor qkv = linear_forward(&m->qkv, x);
+    // 2.
+    Tensor queries, keys, values;
+    unpack_qkv_heads(qkv, m->num_heads, &queries, &keys, &values);
+    tensor_free(qkv);
+    // 3.
+    Tensor context_vec = causal_heads(queries, keys, values, &m->dropout, pow((double)m->head_dim, 0.5),
+                                      m->materialise, &m->rec, m->name);
+    Tensor tmp[] = {queries, keys, values};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    // 4.
+    Tensor merged = merge_heads(context_vec);
+    tensor_free(context_vec);
+    // 5.
+    Tensor out = linear_forward(&m->proj, merged);
+    tensor_free(merged);
+    return out;
+}
