@@ -23,6 +23,7 @@
 
 int main(int argc, char **argv) {
     chapter_begin(argc, argv);
+    check_input_size("embeddings", 8, 1024, 768);  // refuses a size past the limit before anything prints
 
     ImplIn(1, "import torch");
     manual_seed(123);
@@ -32,7 +33,6 @@ int main(int argc, char **argv) {
     int context_len = setting_int("context_len", 1024);
     int embed_dim = setting_int("embed_dim", 768);
     int num_heads = setting_int("num_heads", 12);  // the notebook writes 12 in every class
-    check_input_size("embeddings", SIZE(batch_size, context_len, embed_dim), "--context-len, --batch-size");
     Tensor embeddings = draw_randn("embeddings", SIZE(batch_size, context_len, embed_dim), "random");
 
     ImplIn(2, "# pip install --upgrade torch torchvision torchaudio");

@@ -71,17 +71,21 @@ void config_override(const char *name, int value, const char *option) {
     overrides[n_overrides++] = (Override){name, option, value};
 }
 
-int setting_int(const char *name, int book) {
+int setting_int_silent(const char *name, int book) {
+    (void)book;
     for (int i = 0; i < n_overrides; i++)
         if (!strcmp(overrides[i].name, name)) {
             const SettingRule *r = rule_or_die(name, SETTING_INT);
             if (overrides[i].value < r->min || overrides[i].value > r->max)
                 die(EXIT_USAGE, "%s: expected a count in [%lld, %lld], found %d", overrides[i].option, r->min, r->max,
                     overrides[i].value);
-            if (overrides[i].value != book) print_note("#", name, "=", overrides[i].value, "here; the book has", book);
             return overrides[i].value;
         }
-    int v = (int)read_int(name, rule_or_die(name, SETTING_INT));
+    return (int)read_int(name, rule_or_die(name, SETTING_INT));
+}
+
+int setting_int(const char *name, int book) {
+    int v = setting_int_silent(name, book);
     if (v != book) print_note("#", name, "=", v, "here; the book has", book);
     return v;
 }

@@ -36,6 +36,8 @@ int setting_int(const char *name, int book);
 // The command line's value of an int setting (--context-len N is context_len):
 // setting_int then gives it instead of the fixture's, with the note.
 void config_override(const char *name, int value, const char *option);
+// The value setting_int would give, checked as it would be, without its note.
+int setting_int_silent(const char *name, int book);
 double setting_float(const char *name, double book);
 bool setting_bool(const char *name, bool book);
 

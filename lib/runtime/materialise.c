@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "error.h"
 #include "print.h"
 
@@ -14,7 +15,7 @@ bool materialising_fits(const char *instance, Size largest) {
     char s[96], note[384];
     size_format(largest, s, sizeof s);
     snprintf(note, sizeof note, "# %s skipped: its attention scores %s would hold %ld elements, more than the 2^26 "
-             "a tensor may hold (lib/README.md, Limits); the fused attention below holds none", instance, s, n);
+             "a tensor may hold (lib/README.md, Limits); the fused attention of section 5 holds none", instance, s, n);
     print_note(note);
     return false;
 }
@@ -68,12 +69,12 @@ void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b)
     print(line);
 }
 
-void check_input_size(const char *name, Size s, const char *options) {
-    long n = 1;
-    for (int i = 0; i < s.ndim; i++) n = n > TENSOR_MAX_NUMEL ? n : n * s.dims[i];
+void check_input_size(const char *name, int book_batch_size, int book_context_len, int book_embed_dim) {
+    const long b = setting_int_silent("batch_size", book_batch_size), T = setting_int_silent("context_len", book_context_len);
+    const long d = setting_int_silent("embed_dim", book_embed_dim);
+    const long n = b * T * d;  // each at most 2^24 (settings.c): no overflow
     if (n <= TENSOR_MAX_NUMEL) return;
-    char shape_s[96];
-    size_format(s, shape_s, sizeof shape_s);
-    die(EXIT_USAGE, "%s: %s of shape %s would hold %ld elements or more, more than the 2^26 = %ld a tensor may "
-        "hold (lib/README.md, Limits)", options, name, shape_s, n, TENSOR_MAX_NUMEL);
+    die(EXIT_USAGE, "--batch-size %ld --context-len %ld: %s (%ld, %ld, %ld) would hold %ld elements, more than the "
+        "2^26 = %ld a tensor may hold (lib/README.md, Limits): at %ld features, batch_size * context_len is at most %ld",
+        b, T, name, b, T, d, n, TENSOR_MAX_NUMEL, d, TENSOR_MAX_NUMEL / d);
 }

@@ -38,8 +38,10 @@ Tensor multihead_attention_forward_fused(const MultiHeadAttention *m, Tensor x);
 // NaN payloads included), and where they first differ if not.
 void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b);
 
-// Refuses (one line, exit 2) an input of shape s past the limit, naming the
-// options that size it.
-void check_input_size(const char *name, Size s, const char *options);
+// Before anything prints: the input `name` (batch_size, context_len,
+// embed_dim), with the settings or the command line's --batch-size and
+// --context-len, must fit the limit; else one line (exit 2) names the values
+// and the limit.
+void check_input_size(const char *name, int book_batch_size, int book_context_len, int book_embed_dim);
 
 #endif
