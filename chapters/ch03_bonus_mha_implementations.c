@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
     int batch_size = setting_int("batch_size", 8);
     int context_len = setting_int("context_len", 1024);
     int embed_dim = setting_int("embed_dim", 768);
-    int num_heads = setting_int("num_heads", 12);  // the notebook writes 12 in every class
+    int num_heads = setting_int_dividing("num_heads", 12, embed_dim, "embed_dim");  // the notebook writes 12 in every class
     Tensor embeddings = draw_randn("embeddings", SIZE(batch_size, context_len, embed_dim), "random");
 
     ImplIn(2, "# pip install --upgrade torch torchvision torchaudio");

@@ -505,8 +505,8 @@ static void attr_cases(const Chapter *ch, const RootAttr *at) {
     }
     // A head count that does not divide the width it splits (the bonus
     // notebook's embed_dim): in range, but refused by the first class that
-    // splits heads (`assert d_out % num_heads == 0`). What printed before
-    // differs (the wrapper's d_out = embed_dim // num_heads), so "finite".
+    // splits heads (`assert d_out % num_heads == 0`); the chapter checks it
+    // as it reads the setting.
     if (is_int && !strcmp(attr, "num_heads")) {
         char src[4096];
         good_path(ch, src, sizeof src);
@@ -520,7 +520,7 @@ static void attr_cases(const Chapter *ch, const RootAttr *at) {
             ACASE("not_dividing");
             put_int_attr(f, attr, heads);
             snprintf(mention, sizeof mention, "num_heads = %lld&%lld", heads, width);
-            end(f, kase, ch, path, mention, "finite");
+            end(f, kase, ch, path, mention, "prefix");
         }
     }
 #undef ACASE

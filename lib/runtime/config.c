@@ -90,6 +90,14 @@ int setting_int(const char *name, int book) {
     return v;
 }
 
+int setting_int_dividing(const char *name, int book, int width, const char *width_name) {
+    int v = setting_int(name, book);
+    if (width % v != 0)
+        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected a count that divides %s = %d (d_out must be divisible by "
+            "num_heads), found %s = %d", error_input(), name, width_name, width, name, v);
+    return v;
+}
+
 bool setting_bool(const char *name, bool book) {
     bool v = read_int(name, rule_or_die(name, SETTING_BOOL)) != 0;
     if (v != book) print_note("#", name, "=", v, "here; the book has", book);
