@@ -154,7 +154,7 @@ def exercise_outputs(cells):
 def code_cell_labels(cells, name):
     """{cell index: label} of a notebook's code cells: "<prefix> [N]", or,
     for a count the notebook repeats (mha-implementations.ipynb's In [10] and
-    In [11]), its section and place: "mha-implementations \u00a75.2" is the 2nd
+    In [11], and the cells it never ran, In [None]), its section and place: "mha-implementations \u00a75.2" is the 2nd
     code cell after the heading "## 5." (chapters.py)."""
     prefix = label_prefix(name)
     counts = [c.get("execution_count") for c in cells if c["cell_type"] == "code"]
@@ -169,7 +169,7 @@ def code_cell_labels(cells, name):
             continue
         place += 1
         n = cell.get("execution_count")
-        if name == SECTION_NOTEBOOK and n is not None and counts.count(n) > 1:
+        if name == SECTION_NOTEBOOK and counts.count(n) > 1:
             labels[i] = f"{SECTION_PREFIX}{section}.{place}"
         else:
             labels[i] = f"{prefix} [{n}]"
