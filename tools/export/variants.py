@@ -110,10 +110,11 @@ VARIANTS = {
         "shuffle=True), nn.Embedding(50257, 256) and nn.Embedding(1024, 256) drawn from the process's initial "
         "seed (the `seed` attribute, torch.initial_seed()), both multi-head classes after torch.manual_seed(123)"),
     ("ch03_bonus_mha_implementations", "small"): _v(
-        f"{IMPL} (Comparing Efficient Multi-Head Attention Implementations) at batch_size = 2, context_len = 37 (a prime: partial blocks and lanes): "
-        "embeddings = torch.randn(2, 37, 768) after torch.manual_seed(123), then every class in the notebook's "
-        "order (sections 1-8; 5 and 6 made but not run: torch 1.13 has no scaled_dot_product_attention), and "
-        "out = <instance>(embeddings) of 1-4, 7 and 8", settings={"batch_size": 2, "context_len": 37}),
+        f"{IMPL} (Comparing Efficient Multi-Head Attention Implementations) at batch_size = 2, context_len = 37 (a prime: partial blocks and lanes), num_heads = 8 (head_dim 96: sqrt(96) "
+        "is no power of two, so that dividing before or after the product gives other bits): "
+        "embeddings = torch.randn(2, 37, 768) after torch.manual_seed(123), then every class, 8 heads, in the "
+        "notebook's order (sections 1-8; 5 and 6 made but not run: torch 1.13 has no scaled_dot_product_attention), and "
+        "out = <instance>(embeddings) of 1-4, 7 and 8", settings={"batch_size": 2, "context_len": 37, "num_heads": 8}),
     ("ch03_bonus_mha_implementations", "book"): _v(
         f"{IMPL} In [1]-In [11] at the notebook's size: embeddings = torch.randn(8, 1024, 768) after "
         "torch.manual_seed(123), then every class in the notebook's order (sections 1-8; 5 and 6 made but not "
