@@ -14,6 +14,11 @@
 // (lib/tensor/fast_kernels.h fast_attention) stands in, which never holds a
 // (T, T) tensor, and the chapter shows that it gives chapter 3's bits.
 //
+// Beyond the notebook, after implementations 1 and 2 a cell of our own runs
+// loss = out.sum(); loss.backward() and prints the shape of every gradient
+// (--dump keeps them; torch's autograd's bits). The other classes' backward
+// is a later stage.
+//
 // --context-len N and --batch-size B (the notebook's variables) run it all
 // at other sizes, drawn in C; past the limit of a materialised (T, T)
 // tensor the implementations that make one are skipped with a note.
@@ -41,10 +46,21 @@ int main(int argc, char **argv) {
     ImplIn(3, "import torch.nn as nn");
     MultiHeadAttentionWrapper mha_ch03_wrapper = Ch03_MHA_Wrapper(
         "mha_ch03_wrapper", embed_dim, embed_dim / num_heads, context_len, 0.0, num_heads, false);
-    if (materialising_fits("mha_ch03_wrapper", SIZE(batch_size, context_len, context_len))) {
+    bool ran = materialising_fits("mha_ch03_wrapper", SIZE(batch_size, context_len, context_len));
+    if (ran) {
         Tensor out = multihead_attention_wrapper_forward(&mha_ch03_wrapper, embeddings);
         print(shape(out));
         keep("mha_ch03_wrapper(embeddings)", out);
+    }
+
+    // Beyond the notebook: what loss.backward() leaves, torch's autograd bit
+    // for bit (the forward runs again, fused: the backward computes each
+    // head's weights again from what it keeps), where the forward ran.
+    if (ran) {
+        Beyond("embeddings.requires_grad_(); loss = mha_ch03_wrapper(embeddings).sum(); loss.backward()");
+        Gradients grads = multihead_attention_wrapper_sum_backward(&mha_ch03_wrapper, embeddings);
+        keep_grads(&grads, "embeddings (mha_ch03_wrapper)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 2. The multi-head attention class from chapter 3
@@ -55,6 +71,13 @@ int main(int argc, char **argv) {
         Tensor out = mha_ch03_out = multihead_attention_forward(&mha_ch03, embeddings);
         print(shape(out));
         keep("mha_ch03(embeddings)", out);
+    }
+
+    if (mha_ch03_out.data) {
+        Beyond("embeddings.requires_grad_(); loss = mha_ch03(embeddings).sum(); loss.backward()");
+        Gradients grads = multihead_attention_sum_backward(&mha_ch03, embeddings);
+        keep_grads(&grads, "embeddings (mha_ch03)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 3. An alternative multi-head attention with combined weights

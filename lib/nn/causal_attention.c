@@ -157,12 +157,15 @@ CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor 
 Tensor causal_attention_forward_keeping(CausalAttention *m, Tensor x, AttentionActivations *act) {
     const Recorder rec = m->rec;
     AttentionActivations *const was = m->act;
+    const bool materialise = m->materialise;
     m->rec = (Recorder){0};
     m->act = act;
+    m->materialise = false;  // fused: the backward computes the weights again
     x.requires_grad = true;
     Tensor out = causal_attention_forward(m, x);
     m->rec = rec;
     m->act = was;
+    m->materialise = materialise;
     return out;
 }
 

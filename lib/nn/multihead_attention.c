@@ -260,12 +260,27 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
     for (int i = 0; i < m->num_heads; i++) outs[i] = causal_attention_forward_keeping(&m->heads[i], x, &act[i]);
     Tensor out = torch_cat(m->num_heads, outs, -1);
     for (int i = 0; i < m->num_heads; i++) tensor_free(outs[i]);
-    Tensor ones = torch_ones(shape(out));
-    tensor_free(out);
     MultiHeadAttentionWrapper kept = *m;
     for (int i = 0; i < m->num_heads; i++) kept.heads[i].act = &act[i];
-    MultiHeadAttentionWrapperGrads wg = multihead_attention_wrapper_backward(&kept, ones);
-    tensor_free(ones);
+    // mha-implementations.ipynb's wrapper ends with out_proj: its backward
+    // first (dcontext = ones @ W_out, dW_out = ones^T @ context, db_out the
+    // row sums), then the heads' from dcontext.
+    LinearGrad out_proj_grad = {0};
+    Tensor dout;
+    if (m->has_out_proj) {
+        Tensor projected = linear_forward(&m->out_proj, out);
+        Tensor ones = torch_ones(shape(projected));
+        tensor_free(projected);
+        dout = (Tensor){0};
+        linear_backward(&m->out_proj, out, ones, &out_proj_grad, &dout, false);
+        tensor_free(ones);
+        kept.has_out_proj = false;
+    } else {
+        dout = torch_ones(shape(out));
+    }
+    tensor_free(out);
+    MultiHeadAttentionWrapperGrads wg = multihead_attention_wrapper_backward(&kept, dout);
+    tensor_free(dout);
     for (int i = 0; i < m->num_heads; i++) attention_activations_free(&act[i]);
     Gradients g;
     gradients_begin(&g, m->name);
@@ -274,6 +289,7 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
         snprintf(prefix, sizeof prefix, "heads.%d.", i);
         causal_attention_add_grads(&g, prefix, &wg.heads[i]);
     }
+    if (m->has_out_proj) gradients_add_linear(&g, "", "out_proj", out_proj_grad);
     g.x = wg.x;
     return g;
 }
@@ -283,12 +299,15 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
 static Tensor forward_keeping(MultiHeadAttention *m, Tensor x, AttentionActivations *act) {
     const Recorder rec = m->rec;
     AttentionActivations *const was = m->act;
+    const bool materialise = m->materialise;
     m->rec = (Recorder){0};
     m->act = act;
+    m->materialise = false;  // fused: the backward computes the weights again
     x.requires_grad = true;
     Tensor out = multihead_attention_forward(m, x);
     m->rec = rec;
     m->act = was;
+    m->materialise = materialise;
     return out;
 }
 

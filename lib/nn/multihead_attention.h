@@ -67,7 +67,8 @@ long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.nume
 
 // --- backward: loss.backward() through the last forward -------------------------------
 // The wrapper's forward keeps what each head's `act` (heads[i].act) points to.
-// Not for a wrapper with out_proj (it dies).
+// Not for a wrapper with out_proj (it dies): its sum_backward below takes
+// out_proj's backward first.
 typedef struct {
     CausalAttentionGrads heads[MAX_HEADS];  // heads.0.W_query.weight, ... (their .x left empty)
     Tensor x;                               // (b, T, d_in)

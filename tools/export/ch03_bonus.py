@@ -328,10 +328,14 @@ def ch03_bonus_mha_implementations(run, ins):
         d_in=embed_dim, d_out=embed_dim // num_heads, context_length=context_len, dropout=0.0,
         num_heads=num_heads, qkv_bias=False))
     forward("mha_ch03_wrapper", mha_ch03_wrapper)
+    # litattn's cell: embeddings.requires_grad_(); loss = mha_ch03_wrapper(embeddings).sum(); loss.backward()
+    run.backward_sum("mha_ch03_wrapper", mha_ch03_wrapper, embeddings, "embeddings (mha_ch03_wrapper)", digest=True)
     mha_ch03 = made("mha_ch03", Ch03_MHA(
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False))
     out = forward("mha_ch03", mha_ch03)
+    # litattn's cell, the same for chapter 3's class
+    run.backward_sum("mha_ch03", mha_ch03, embeddings, "embeddings (mha_ch03)", digest=True)
     mha_combined_qkv = made("mha_combined_qkv", MultiHeadAttentionCombinedQKV(
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False))

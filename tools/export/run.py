@@ -77,7 +77,7 @@ class Run:
         a = np.array(t.contiguous().numpy(), dtype=np.int64, order="C", copy=True)
         self.data[name] = (a, role)
 
-    def backward_sum(self, name, m, x, x_name):
+    def backward_sum(self, name, m, x, x_name, digest=False):
         """litattn's Beyond cell after a module's forward:
 
             x.requires_grad_()
@@ -97,8 +97,8 @@ class Run:
         loss = context_vecs.sum()
         loss.backward()
         for key, p in m.named_parameters():
-            self.keep(f"{name}.{key}.grad", p.grad)
-        self.keep(f"{x_name}.grad", x.grad)
+            self.keep(f"{name}.{key}.grad", p.grad, digest=digest)
+        self.keep(f"{x_name}.grad", x.grad, digest=digest)
         x.grad = None
         x.requires_grad_(False)
 
