@@ -14,10 +14,10 @@
 // (lib/tensor/fast_kernels.h fast_attention) stands in, which never holds a
 // (T, T) tensor, and the chapter shows that it gives chapter 3's bits.
 //
-// Beyond the notebook, after implementations 1 and 2 a cell of our own runs
+// Beyond the notebook, after implementations 1 to 4 a cell of our own runs
 // loss = out.sum(); loss.backward() and prints the shape of every gradient
-// (--dump keeps them; torch's autograd's bits). The other classes' backward
-// is a later stage.
+// (--dump keeps them; torch's autograd's bits). nn.MultiheadAttention's
+// backward (7 and 8) is a later stage.
 //
 // --context-len N and --batch-size B (the notebook's variables) run it all
 // at other sizes, drawn in C; past the limit of a materialised (T, T)
@@ -88,6 +88,10 @@ int main(int argc, char **argv) {
         Tensor out = mha_combined_qkv_forward(&mha_combined_qkv, embeddings);
         print(shape(out));
         keep("mha_combined_qkv(embeddings)", out);
+        Beyond("embeddings.requires_grad_(); loss = mha_combined_qkv(embeddings).sum(); loss.backward()");
+        Gradients grads = mha_combined_qkv_sum_backward(&mha_combined_qkv, embeddings);
+        keep_grads(&grads, "embeddings (mha_combined_qkv)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 4. Multi-head attention with Einsum
@@ -97,6 +101,10 @@ int main(int argc, char **argv) {
         Tensor out = mha_einsum_forward(&mha_einsum, embeddings);
         print(shape(out));
         keep("mha_einsum(embeddings)", out);
+        Beyond("embeddings.requires_grad_(); loss = mha_einsum(embeddings).sum(); loss.backward()");
+        Gradients grads = mha_einsum_sum_backward(&mha_einsum, embeddings);
+        keep_grads(&grads, "embeddings (mha_einsum)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 5. Multi-head attention with PyTorch's scaled dot product attention and FlashAttention

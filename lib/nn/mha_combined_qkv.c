@@ -10,10 +10,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
+#include "fast_kernels.h"
+#include "ops.h"
 
 MultiHeadAttentionCombinedQKV mha_combined_qkv_new(const ParamSource *ps, const Recorder *rec, const char *name,
                                                    int d_in, int d_out, int num_heads, int context_length,
@@ -65,4 +69,58 @@ Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
     Tensor out = linear_forward(&m->proj, merged);
     tensor_free(merged);
     return out;
+}
+
+// The backward, passes 5-1 in reverse:
+//   5. proj: dmerged = dout @ W_proj, dW_proj = dout^T @ merged, db_proj the row sums
+//   4. merge backward: dmerged (b, T, d_out) -> (b, h, T, hd)
+//   3. attention over the b * h matrices, scale sqrt(hd): dq, dk, dv
+//   2. unbind, permute and view backward: no arithmetic; dq, dk, dv side by
+//      side in each row of dqkv (b, T, 3 * d_out)
+//   1. qkv: dW_qkv = dqkv^T @ x, dx = dqkv @ W_qkv (one sum over 3 * d_out)
+Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
+    const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
+    causal_check_tokens(m->name, m->context_length, T);
+    const double scale = pow((double)hd, 0.5);
+    // the forward, keeping what the backward reads
+    Tensor qkv = linear_forward(&m->qkv, x);
+    Tensor queries, keys, values;
+    unpack_qkv_heads(qkv, h, &queries, &keys, &values);
+    tensor_free(qkv);
+    Tensor noise = dropout_factor(&m->dropout, SIZE(b, h, T, T));
+    Tensor per_head = fused_attention(queries, keys, values, noise, true, scale);
+    Tensor merged = merge_heads(per_head);
+    tensor_free(per_head);
+    Tensor dout = torch_ones(SIZE(b, T, d));
+    // 5.
+    Gradients g;
+    gradients_begin(&g, m->name);
+    LinearGrad gq = {0}, gp = {0};
+    Tensor dmerged = {0};
+    linear_backward(&m->proj, merged, dout, &gp, &dmerged, false);
+    // 4.
+    const Size heads = SIZE(b, h, T, hd);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);
+    // 3.
+    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
+    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, queries.data, keys.data, values.data, NULL,
+                            noise.data, (long)b * h, T, hd, (float)scale, true, -1);
+    // 2.
+    Tensor dqkv = tensor_empty(SIZE(b, T, 3 * d)), part = tensor_empty(SIZE(b, T, d));
+    const Tensor parts[3] = {dq, dk, dv};
+    for (int p = 0; p < 3; p++) {
+        heads_merge(part.data, parts[p].data, b, T, h, hd);
+        for (long r = 0; r < (long)b * T; r++)
+            memcpy(dqkv.data + r * 3 * d + (long)p * d, part.data + r * d, (size_t)d * sizeof(float));
+    }
+    // 1.
+    Tensor dx = {0};
+    linear_backward(&m->qkv, x, dqkv, &gq, &dx, false);
+    gradients_add_linear(&g, "", "qkv", gq);
+    gradients_add_linear(&g, "", "proj", gp);
+    g.x = dx;
+    Tensor tmp[] = {queries, keys, values, noise, merged, dout, dmerged, dctx, dq, dk, dv, dqkv, part};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
 }

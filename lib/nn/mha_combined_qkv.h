@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "dropout.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -40,5 +41,11 @@ MultiHeadAttentionCombinedQKV mha_sdpa_new(const ParamSource *ps, const Recorder
                                            bool qkv_bias);
 // x (b, T, d_in) -> (b, T, d_out); T <= context_length
 Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x);
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again
+// (fused; in training mode its dropout draws the next mask), then the passes
+// in reverse from a gradient of ones. Every parameter's .grad in
+// named_parameters() order (qkv.weight, [qkv.bias,] proj.weight, proj.bias), and x's.
+Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor x);
 
 #endif

@@ -11,11 +11,13 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
 #include "fast_kernels.h"
 #include "init.h"
+#include "ops.h"
 
 static Tensor param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
     char key[128];
@@ -105,4 +107,65 @@ Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) {
     Tensor out = linear_forward(&m->out_proj, merged);
     tensor_free(merged);
     return out;
+}
+
+// The backward, passes 5-1 in reverse:
+//   5. out_proj: dmerged = dout @ W_out, dW_out = dout^T @ merged, db_out the row sums
+//   4. dmerged (b, n, d_out) -> (b, h, n, hd)
+//   3. the attention over the b * h matrices (the einsums are bmm: dividing
+//      before the mask or after it gives the same gradients)
+//   2. back to (b, n, d_out)
+//   1. each einsum("bnd,do->bno", x, W): dW = x^T @ dQ (a sum over the rows
+//      in order), dx = dQ @ W^T; x's gradient gathers the newest first:
+//      (V + K) + Q
+Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
+    if (m->bias_q.data) die(EXIT_BAD_INPUT, "%s: the backward with qkv_bias is not written", m->name);
+    const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
+    const int d_in = dim(m->W_query, 0);
+    const long rows = (long)b * T;
+    causal_check_tokens(m->name, m->context_length, T);
+    const double scale = pow((double)hd, 0.5);
+    Tensor Q = heads_of(project(x, m->W_query, m->bias_q), h);
+    Tensor K = heads_of(project(x, m->W_key, m->bias_k), h);
+    Tensor V = heads_of(project(x, m->W_value, m->bias_v), h);
+    Tensor noise = dropout_factor(&m->dropout, SIZE(b, h, T, T));
+    Tensor per_head = fused_attention(Q, K, V, noise, true, scale);
+    Tensor merged = merge_heads(per_head);
+    tensor_free(per_head);
+    Tensor dout = torch_ones(SIZE(b, T, d));
+    Gradients g;
+    gradients_begin(&g, m->name);
+    // 5.
+    LinearGrad go = {0};
+    Tensor dmerged = {0};
+    linear_backward(&m->out_proj, merged, dout, &go, &dmerged, false);
+    // 4-3.
+    const Size heads = SIZE(b, h, T, hd);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);
+    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
+    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, Q.data, K.data, V.data, NULL, noise.data,
+                            (long)b * h, T, hd, (float)scale, true, -1);
+    // 2-1. V first, then K, then Q
+    Tensor dW[3], dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
+    Tensor dx = tensor_empty(SIZE(b, T, d_in));
+    const Tensor dh[3] = {dq, dk, dv}, W[3] = {m->W_query, m->W_key, m->W_value};
+    for (int i = 2; i >= 0; i--) {
+        heads_merge(dflat.data, dh[i].data, b, T, h, hd);
+        dW[i] = tensor_empty(SIZE(d_in, d));
+        fast_matmul_at(dW[i].data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
+        Tensor W_T = tensor_empty(SIZE(d, d_in));
+        fast_transpose(W_T.data, W[i].data, d_in, d);
+        fast_matmul(i == 2 ? dx.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
+        tensor_free(W_T);
+        if (i != 2) accumulate_grad(dx.data, part.data, rows * d_in);
+    }
+    gradients_add(&g, "", "W_query", dW[0]);
+    gradients_add(&g, "", "W_key", dW[1]);
+    gradients_add(&g, "", "W_value", dW[2]);
+    gradients_add_linear(&g, "", "out_proj", go);
+    g.x = dx;
+    Tensor tmp[] = {Q, K, V, noise, merged, dout, dmerged, dctx, dq, dk, dv, dflat, part};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
 }

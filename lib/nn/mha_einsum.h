@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "dropout.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -40,5 +41,10 @@ MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, const char 
                          int context_length, double dropout, int num_heads, bool qkv_bias);
 // x (b, n, d_in) -> (b, n, d_out); n <= context_length
 Tensor mha_einsum_forward(MHAEinsum *m, Tensor x);
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward() (qkv_bias=False
+// only): every parameter's .grad in named_parameters() order (W_query, W_key,
+// W_value, out_proj.weight, out_proj.bias), and x's.
+Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x);
 
 #endif

@@ -340,10 +340,12 @@ def ch03_bonus_mha_implementations(run, ins):
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False))
     forward("mha_combined_qkv", mha_combined_qkv)
+    run.backward_sum("mha_combined_qkv", mha_combined_qkv, embeddings, "embeddings (mha_combined_qkv)", digest=True)
     mha_einsum = made("mha_einsum", MHAEinsum(
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False))
     forward("mha_einsum", mha_einsum)
+    run.backward_sum("mha_einsum", mha_einsum, embeddings, "embeddings (mha_einsum)", digest=True)
     # sections 5 and 6: made, since they draw; torch 1.13 cannot run them. The
     # C runs the exact fused attention in their place, chapter 3's order: what
     # MultiHeadAttentionCombinedQKV computes on the same parameters.
