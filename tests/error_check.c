@@ -102,6 +102,7 @@ typedef struct {
     const char *name;
     int draws_weights;  // its --help offers --seed
     int reads_text;     // its --help offers --text (the data-loading chapter): text_cases
+    int runs_sizes;     // its --help offers --context-len (the bonus notebook's chapter)
     char *good_out;     // what it prints on its good fixture (NULL until run)
     double good_cpu;    // and the CPU time that took
     double dump_cpu;    // the CPU time of a good run with --dump (0 until run)
@@ -119,7 +120,7 @@ static struct {
     int full;  // --full or LITATTN_TESTS=full: every case, not the selection
     // chapters.txt (--table): each chapter and whether it draws, in table order
     char table[MAX_CHAPTERS][128];
-    int table_draws[MAX_CHAPTERS], n_table;
+    int table_draws[MAX_CHAPTERS], table_sizes[MAX_CHAPTERS], n_table;
     int catalogue_total, catalogue_kinds;  // the whole catalogue, every chapter's
     int command_lines_run;
     char catalogue_dir[4096], scratch[4200];
@@ -493,13 +494,15 @@ static void read_table(const char *path) {
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "#\n")] = '\0';
-        char program[128], draws[16];
-        if (sscanf(line, "%127s %15s", program, draws) != 2) continue;
+        char program[128], draws[16], variants[512], cells[256];
+        int cols = sscanf(line, "%127s %15s %511s %255s", program, draws, variants, cells);
+        if (cols < 2) continue;
         if (g.n_table == MAX_CHAPTERS || (strcmp(draws, "yes") && strcmp(draws, "no"))) {
             fprintf(stderr, "error_check: %s: cannot read the line of %s\n", path, program);
             exit(1);
         }
         snprintf(g.table[g.n_table], sizeof g.table[0], "%s", program);
+        g.table_sizes[g.n_table] = cols == 4 && strstr(cells, "ImplIn[") != NULL;
         g.table_draws[g.n_table++] = !strcmp(draws, "yes");
     }
     fclose(f);
@@ -577,6 +580,7 @@ static void probe_chapter(Chapter *ch) {
     if (v.run.exit_code != 0 || *v.run.err) reason(&v, "--help: exit %d, stderr '%s'", v.run.exit_code, v.line);
     ch->draws_weights = strstr(v.run.out, "--seed") != NULL;
     ch->reads_text = strstr(v.run.out, "--text") != NULL;
+    ch->runs_sizes = strstr(v.run.out, "--context-len") != NULL;
     snprintf(v.line, sizeof v.line, "--help (%s weights)", ch->draws_weights ? "draws" : "draws no");
     finish("help", ch->name, &v);
 }
@@ -677,7 +681,10 @@ static void check_case(const Case *c) {
 
 // --- bad command lines -----------------------------------------------------------
 
-enum { ALL, DRAWS, FIXED };  // which chapters a command line applies to
+// which chapters a command line applies to: all, those that draw, those that
+// draw nothing, those that run at other sizes (--context-len: the bonus
+// notebook's), those that do not
+enum { ALL, DRAWS, FIXED, SIZES, BOOK_SIZES };
 
 typedef struct {
     const char *kase;
@@ -709,7 +716,25 @@ static const CommandLine command_lines[] = {
     {"dump_onto_the_fixture", {"--fixture", "@GOOD", "--dump", "@GOOD"}, 1, "@GOOD", ALL},
     {"text_without_value", {"--text"}, 2, "--text", ALL},
     {"text_empty_value", {"--text="}, 2, "--text", ALL},
+    {"context_len_zero", {"--context-len", "0"}, 2, "--context-len&'0'&[1, 2^31 - 1]", SIZES},
+    {"context_len_negative", {"--context-len", "-5"}, 2, "--context-len&'-5'&[1, 2^31 - 1]", SIZES},
+    {"context_len_not_a_number", {"--context-len", "1k"}, 2, "--context-len&'1k'&[1, 2^31 - 1]", SIZES},
+    {"context_len_past_the_settings_range", {"--context-len", "16777217"}, 2, "--context-len&16777217&16777216", SIZES},
+    {"batch_size_zero", {"--batch-size", "0"}, 2, "--batch-size&'0'&[1, 2^31 - 1]", SIZES},
+    {"batch_size_not_a_number", {"--batch-size", "eight"}, 2, "--batch-size&'eight'&[1, 2^31 - 1]", SIZES},
+    {"context_len_given_twice", {"--context-len", "8", "--context-len", "9"}, 2, "--context-len given twice", SIZES},
+    {"sizes_past_the_memory_limit", {"--batch-size", "2", "--context-len", "65536"}, 2,
+     "--context-len 65536&(2, 65536, 768)&2^26", SIZES},
+    {"sizes_with_a_fixture", {"--context-len", "8", "--fixture", "@GOOD"}, 2, "--context-len", SIZES},
+    {"sizes_on_a_chapter_at_the_book_sizes", {"--context-len", "8"}, 2, "--context-len", BOOK_SIZES},
 };
+
+// Whether a chapter of the table runs at other sizes: its cells are the
+// bonus notebook's (ImplIn[...]), and its --help offers --context-len.
+static int applies_to(int applies, int draws, int sizes) {
+    return applies == ALL || (applies == DRAWS && draws) || (applies == FIXED && !draws) ||
+           (applies == SIZES && sizes) || (applies == BOOK_SIZES && !sizes);
+}
 
 // The default selection's command lines: the k-th runs on the (k mod n)-th
 // of the n chapters of the table it applies to.
@@ -718,12 +743,12 @@ static int command_line_chosen(const CommandLine *cl, const Chapter *ch) {
     const char *fit[MAX_CHAPTERS];
     int n = 0, k = (int)(cl - command_lines);
     for (int i = 0; i < g.n_table; i++)
-        if (cl->applies == ALL || (cl->applies == DRAWS) == g.table_draws[i]) fit[n++] = g.table[i];
+        if (applies_to(cl->applies, g.table_draws[i], g.table_sizes[i])) fit[n++] = g.table[i];
     return n && !strcmp(fit[k % n], ch->name);
 }
 
 static void check_command_line(const CommandLine *cl, Chapter *ch) {
-    if ((cl->applies == DRAWS && !ch->draws_weights) || (cl->applies == FIXED && ch->draws_weights)) return;
+    if (!applies_to(cl->applies, ch->draws_weights, ch->runs_sizes)) return;
     if (!selected(cl->kase) || !command_line_chosen(cl, ch)) return;
     g.command_lines_run++;
     // A path in a directory that does not exist, a directory, the good fixture.
@@ -830,10 +855,10 @@ int main(int argc, char **argv) {
         for (int c = 0; c < g.n_chapters; c++) {
             Chapter *ch = &g.chapters[c];
             for (int t = 0; t < g.n_table; t++)
-                if (!strcmp(g.table[t], ch->name)) ch->draws_weights = g.table_draws[t];
+                if (!strcmp(g.table[t], ch->name)) ch->draws_weights = g.table_draws[t], ch->runs_sizes = g.table_sizes[t];
             for (size_t k = 0; k < sizeof command_lines / sizeof command_lines[0]; k++) {
                 const CommandLine *cl = &command_lines[k];
-                if ((cl->applies == DRAWS && !ch->draws_weights) || (cl->applies == FIXED && ch->draws_weights)) continue;
+                if (!applies_to(cl->applies, ch->draws_weights, ch->runs_sizes)) continue;
                 if (selected(cl->kase) && command_line_chosen(cl, ch)) printf("%s command_line:%s\n", ch->name, cl->kase);
             }
             if (process_chapter(ch)) printf("%s process-level cases\n", ch->name);

@@ -116,7 +116,7 @@ def inputs_digest(args):
         names.append(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{ch.book_variant}.txt"))
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
     names += [os.path.join(args.book, "official", n) for n in ("ch03.ipynb", "exercise-solutions.ipynb",
-                                                                 "multihead-attention.ipynb")]
+                                                                 "multihead-attention.ipynb", "mha-implementations.ipynb")]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "*.py")))
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
     for name in names:
@@ -274,7 +274,7 @@ def marker_checks(table, blocks, book_cells):
     checks = []
     for ch in table:
         for b in blocks[ch.program]:
-            if b.kind in ("In", "ExIn", "MhaIn", "Exercise", "Setup"):
+            if b.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "Exercise", "Setup"):
                 cell = book_cells.get(b.label)
                 want = cell.first_line if cell else None
                 checks.append({"program": ch.program, "label": b.printed_label, "line": b.line, "code": b.code,

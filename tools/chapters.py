@@ -33,7 +33,14 @@ NOTEBOOKS = {
     "In": ("ch03.ipynb", "In"),
     "ExIn": ("exercise-solutions.ipynb", "exercise-solutions In"),
     "MhaIn": ("multihead-attention.ipynb", "multihead-attention In"),
+    "ImplIn": ("mha-implementations.ipynb", "mha-implementations In"),
 }
+# mha-implementations.ipynb repeats execution counts (In [10], In [11]): a
+# cell whose count is not unique is cited by section and place instead,
+# ImplSec[5.2] for the 2nd code cell of its section "## 5.", labelled
+# "mha-implementations \u00a75.2".
+SECTION_PREFIX = "mha-implementations \u00a7"
+SECTION_NOTEBOOK = "mha-implementations.ipynb"
 
 
 def label_prefix(notebook):
@@ -49,12 +56,17 @@ def cells_of(spec):
         return []
     labels = []
     for part in spec.split(","):
-        m = re.fullmatch(r"(In|ExIn|MhaIn|Exercise)\[([^\]]+)\]", part)
+        m = re.fullmatch(r"(In|ExIn|MhaIn|ImplIn|ImplSec|Exercise)\[([^\]]+)\]", part)
         if not m:
             raise ValueError(f"{TABLE_PATH}: cannot read the cells {part!r}")
         kind, what = m.groups()
         if kind == "Exercise":
             labels.append(f"Exercise {what}")
+            continue
+        if kind == "ImplSec":
+            if not re.fullmatch(r"\d+\.\d+", what):
+                raise ValueError(f"{TABLE_PATH}: ImplSec takes SECTION.PLACE, found {part!r}")
+            labels.append(SECTION_PREFIX + what)
             continue
         lo, _, hi = what.partition("-")
         prefix = NOTEBOOKS[kind][1]

@@ -30,9 +30,24 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chapters import BOOK_DIR, REPO_ROOT, label_prefix, table  # noqa: E402
+from chapters import BOOK_DIR, REPO_ROOT, SECTION_NOTEBOOK, SECTION_PREFIX, label_prefix, table  # noqa: E402
 
-OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb", "multihead-attention.ipynb"]
+OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb", "multihead-attention.ipynb", "mha-implementations.ipynb"]
+# Blocks of mha-implementations.ipynb that no chapter prints, and why: the
+# versions and devices of the notebook's own runs, the %timeit timings and
+# charts of sections 10 and 11 (a benchmark, not a chapter: its output would
+# change with every run), and section 9's FlexAttention cell, whose guard
+# (torch >= 2.5 and CUDA) is false in torch 1.13, so that it prints nothing.
+NOT_PRINTED = {
+    ("mha-implementations.ipynb", "mha-implementations In [1]"): "the notebook's device and torch version",
+    ("mha-implementations.ipynb", "mha-implementations In [14]"): "FlexAttention: guarded by torch >= 2.5 and CUDA",
+    ("mha-implementations.ipynb", "mha-implementations In [16]"): "the notebook's torch version and device",
+    ("mha-implementations.ipynb", "mha-implementations In [26]"): "the notebook's torch version and device",
+}
+NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]"): "a timing (section 10)"
+                    for n in range(17, 26)})
+NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]"): "a chart (section 11)"
+                    for n in (30, 32, 34)})
 # Exercise 3.2's recorded output was printed by an older CausalAttention
 # (softmax over dim=1); today's code prints other numbers. The recorded text
 # belongs to the chapter's variant that runs the old softmax.
@@ -136,6 +151,31 @@ def exercise_outputs(cells):
     return found
 
 
+def code_cell_labels(cells, name):
+    """{cell index: label} of a notebook's code cells: "<prefix> [N]", or,
+    for a count the notebook repeats (mha-implementations.ipynb's In [10] and
+    In [11], and the cells it never ran, In [None]), its section and place: "mha-implementations \u00a75.2" is the 2nd
+    code cell after the heading "## 5." (chapters.py)."""
+    prefix = label_prefix(name)
+    counts = [c.get("execution_count") for c in cells if c["cell_type"] == "code"]
+    labels, section, place = {}, None, 0
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "markdown":
+            m = re.search(r"^## (\d+)\.", "".join(cell["source"]), re.M)
+            if m:
+                section, place = m.group(1), 0
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        place += 1
+        n = cell.get("execution_count")
+        if name == SECTION_NOTEBOOK and counts.count(n) > 1:
+            labels[i] = f"{SECTION_PREFIX}{section}.{place}"
+        else:
+            labels[i] = f"{prefix} [{n}]"
+    return labels
+
+
 def official_blocks(official_dir):
     """[(notebook, label, text)] of every printed block, In [1] aside."""
     blocks = []
@@ -143,12 +183,14 @@ def official_blocks(official_dir):
         with open(os.path.join(official_dir, name), encoding="utf-8") as f:
             nb = json.load(f)
         prefix = label_prefix(name)
-        for cell in nb["cells"]:
+        labels = code_cell_labels(nb["cells"], name)
+        for i, cell in enumerate(nb["cells"]):
             if cell["cell_type"] != "code" or cell.get("execution_count") in (None, 1):
                 continue
+            label = labels[i]
             text = cell_output(cell)
-            if text:
-                blocks.append((name, f"{prefix} [{cell['execution_count']}]", text))
+            if text and (name, label) not in NOT_PRINTED:
+                blocks.append((name, label, text))
         blocks += [(name, label, text) for label, text in exercise_outputs(nb["cells"]).items()]
     return blocks
 

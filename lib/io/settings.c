@@ -18,6 +18,8 @@ const SettingRule setting_rules[] = {
     {"batch_size", SETTING_INT, 1, MAX_COUNT, "inputs per batch"},
     {"context_length", SETTING_INT, 1, MAX_COUNT, "the longest input the causal mask covers"},
     {"num_heads", SETTING_INT, 1, MAX_COUNT, "attention heads"},
+    {"context_len", SETTING_INT, 1, MAX_COUNT, "tokens per input (mha-implementations.ipynb)"},
+    {"embed_dim", SETTING_INT, 1, MAX_COUNT, "features per token (mha-implementations.ipynb)"},
     {"qkv_bias", SETTING_BOOL, 0, 1, "the query, key and value layers have a bias"},
     {"training", SETTING_BOOL, 0, 1, "the module is in training mode (dropout draws)"},
     {"dropout", SETTING_FLOAT, 0, 1, "nn.Dropout's probability p"},

@@ -25,27 +25,28 @@ CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec,
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
-    Tensor ones = torch_ones(SIZE(context_length, context_length));
-    m.mask = torch_triu(ones, 1);
-    tensor_free(ones);
+    m.context_length = context_length;
     return m;
 }
 
 void causal_attention_eval(CausalAttention *m) { m->dropout.training = false; }
 
-void causal_mask_check(const char *module, Tensor mask, int num_tokens) {
+void causal_check_tokens(const char *module, int context_length, int num_tokens) {
     // The book's classes index the buffer with [:num_tokens, :num_tokens];
     // more tokens than context_length would not fit (torch raises there).
-    if (num_tokens > mask.shape[0])
+    if (num_tokens > context_length)
         die(EXIT_BAD_INPUT, "%s: %s: expected inputs of at most context_length = %d tokens, found %d",
-            error_input(), module, mask.shape[0], num_tokens);
+            error_input(), module, context_length, num_tokens);
 }
 
-Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens) {
-    causal_mask_check(module, mask, num_tokens);
-    Tensor whole = torch_bool(mask);
-    Tensor mask_bool = torch_slice2(whole, num_tokens, num_tokens);
-    tensor_free(whole);
+Tensor causal_mask_bool(const char *module, int context_length, int num_tokens) {
+    causal_check_tokens(module, context_length, num_tokens);
+    // The slice of triu(ones(context_length, context_length), 1) is
+    // triu(ones(num_tokens, num_tokens), 1): the rest of the buffer is never read.
+    Tensor ones = torch_ones(SIZE(num_tokens, num_tokens)), mask = torch_triu(ones, 1);
+    Tensor mask_bool = torch_bool(mask);
+    tensor_free(ones);
+    tensor_free(mask);
     return mask_bool;
 }
 
@@ -57,12 +58,12 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
             error_input(), m->name, s);
     }
     const int num_tokens = dim(x, 1);
-    causal_mask_check(m->name, m->mask, num_tokens);  // refuses too many tokens first
+    causal_check_tokens(m->name, m->context_length, num_tokens);  // (refuses too many tokens first)
     Tensor keys = linear_forward(&m->W_key, x);
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
 
-    if (!m->rec.record && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
+    if (!m->rec.record && !m->materialise && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
         // 2-5 fused: nothing records the (b, T, T) tensors, so they are
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from what it keeps.
@@ -76,10 +77,10 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
         }
         return context_vec;
     }
+    Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
     Tensor keys_T = torch_transpose(keys, 1, 2);
     Tensor attn_scores = torch_matmul(queries, keys_T);
     tensor_free(keys_T);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, num_tokens);
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
     tensor_free(mask_bool);
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
@@ -156,12 +157,15 @@ CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor 
 Tensor causal_attention_forward_keeping(CausalAttention *m, Tensor x, AttentionActivations *act) {
     const Recorder rec = m->rec;
     AttentionActivations *const was = m->act;
+    const bool materialise = m->materialise;
     m->rec = (Recorder){0};
     m->act = act;
+    m->materialise = false;  // fused: the backward computes the weights again
     x.requires_grad = true;
     Tensor out = causal_attention_forward(m, x);
     m->rec = rec;
     m->act = was;
+    m->materialise = materialise;
     return out;
 }
 

@@ -21,7 +21,9 @@ typedef struct {
     int d_out;
     Linear W_query, W_key, W_value;  // weight (d_out, d_in)
     Dropout dropout;
-    Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
+    int context_length;              // the buffer `mask` = triu(ones(context_length, context_length), 1),
+                                     // made only as forward() needs it: [:num_tokens, :num_tokens]
+    bool materialise;                // make the (b, T, T) tensors even when nothing records them
     int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
     Recorder rec;                    // where forward() reports its locals
     AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
@@ -34,10 +36,12 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x);
 void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
 
 // The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
-// Shared with MultiHeadAttention; dies if num_tokens > context_length, as
-// causal_mask_check does without making the mask (the fused path needs none).
-Tensor causal_mask_bool(const char *module, Tensor mask, int num_tokens);
-void causal_mask_check(const char *module, Tensor mask, int num_tokens);
+// Shared with MultiHeadAttention; dies if num_tokens > context_length.
+// self.mask.bool()[:num_tokens, :num_tokens] of a (context_length,
+// context_length) buffer, made at (num_tokens, num_tokens) only.
+Tensor causal_mask_bool(const char *module, int context_length, int num_tokens);
+// Refuses more than context_length tokens, as slicing the buffer would.
+void causal_check_tokens(const char *module, int context_length, int num_tokens);
 
 // --- backward: loss.backward() through the last forward (made with m->act set) -------
 typedef struct {

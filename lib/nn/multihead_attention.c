@@ -83,9 +83,7 @@ MultiHeadAttention multihead_attention_new(const ParamSource *ps, const Recorder
     char key[96];
     snprintf(key, sizeof key, "%s.dropout", name);
     m.dropout = dropout_new(ps, key, dropout);
-    Tensor ones = torch_ones(SIZE(context_length, context_length));
-    m.mask = torch_triu(ones, 1);
-    tensor_free(ones);
+    m.context_length = context_length;
     return m;
 }
 
@@ -105,13 +103,12 @@ static Tensor split_heads(const MultiHeadAttention *m, Tensor t) {
 
 // Passes 3-5 as the notebook writes them, every (b, h, T, T) tensor made:
 // the recorder gets them, and the backward keeps the softmax's output.
-static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor x) {
+static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor mask_bool,
+                              Tensor x) {
     Tensor keys_T = torch_transpose(keys, 2, 3);
     Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each head
     tensor_free(keys_T);
-    Tensor mask_bool = causal_mask_bool(m->name, m->mask, dim(queries, 2));
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
-    tensor_free(mask_bool);
 
     Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
     Tensor attn_weights = torch_softmax(scaled, -1);
@@ -144,13 +141,13 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             error_input(), m->name, s);
     }
     const int b = dim(x, 0), num_tokens = dim(x, 1);
-    causal_mask_check(m->name, m->mask, num_tokens);  // refuses too many tokens first
+    causal_check_tokens(m->name, m->context_length, num_tokens);  // (refuses too many tokens first)
     Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
     Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
 
     Tensor per_head;  // (b, h, T, hd)
-    if (!m->rec.record) {
+    if (!m->rec.record && !m->materialise) {
         // 3-5 fused: nothing records the (b, h, T, T) tensors, so they are
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from the heads it keeps.
@@ -166,8 +163,26 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
             Tensor tmp[] = {noise, keys, queries, values};
             for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
         }
+    } else if (m->materialise && b > 1 && !m->act) {
+        // One batch item at a time: (1, h, T, T) tensors, the same bits (each
+        // item's products, softmax rows and dropout draws are its own, in order).
+        Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
+        per_head = tensor_empty(shape(queries));
+        const Size item = SIZE(1, m->num_heads, num_tokens, m->head_dim);
+        const long per = size_numel(item);
+        for (int i = 0; i < b; i++) {
+            Tensor one = attention_heads(m, view(sel(keys, i), item), view(sel(queries, i), item),
+                                         view(sel(values, i), item), mask_bool, x);
+            memcpy(per_head.data + i * per, one.data, (size_t)per * sizeof(float));
+            tensor_free(one);
+        }
+        tensor_free(mask_bool);
+        Tensor tmp[] = {keys, queries, values};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     } else {
-        per_head = attention_heads(m, keys, queries, values, x);
+        Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
+        per_head = attention_heads(m, keys, queries, values, mask_bool, x);
+        tensor_free(mask_bool);
     }
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);
@@ -258,12 +273,27 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
     for (int i = 0; i < m->num_heads; i++) outs[i] = causal_attention_forward_keeping(&m->heads[i], x, &act[i]);
     Tensor out = torch_cat(m->num_heads, outs, -1);
     for (int i = 0; i < m->num_heads; i++) tensor_free(outs[i]);
-    Tensor ones = torch_ones(shape(out));
-    tensor_free(out);
     MultiHeadAttentionWrapper kept = *m;
     for (int i = 0; i < m->num_heads; i++) kept.heads[i].act = &act[i];
-    MultiHeadAttentionWrapperGrads wg = multihead_attention_wrapper_backward(&kept, ones);
-    tensor_free(ones);
+    // mha-implementations.ipynb's wrapper ends with out_proj: its backward
+    // first (dcontext = ones @ W_out, dW_out = ones^T @ context, db_out the
+    // row sums), then the heads' from dcontext.
+    LinearGrad out_proj_grad = {0};
+    Tensor dout;
+    if (m->has_out_proj) {
+        Tensor projected = linear_forward(&m->out_proj, out);
+        Tensor ones = torch_ones(shape(projected));
+        tensor_free(projected);
+        dout = (Tensor){0};
+        linear_backward(&m->out_proj, out, ones, &out_proj_grad, &dout, false);
+        tensor_free(ones);
+        kept.has_out_proj = false;
+    } else {
+        dout = torch_ones(shape(out));
+    }
+    tensor_free(out);
+    MultiHeadAttentionWrapperGrads wg = multihead_attention_wrapper_backward(&kept, dout);
+    tensor_free(dout);
     for (int i = 0; i < m->num_heads; i++) attention_activations_free(&act[i]);
     Gradients g;
     gradients_begin(&g, m->name);
@@ -272,6 +302,7 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
         snprintf(prefix, sizeof prefix, "heads.%d.", i);
         causal_attention_add_grads(&g, prefix, &wg.heads[i]);
     }
+    if (m->has_out_proj) gradients_add_linear(&g, "", "out_proj", out_proj_grad);
     g.x = wg.x;
     return g;
 }
@@ -281,12 +312,15 @@ Gradients multihead_attention_wrapper_sum_backward(MultiHeadAttentionWrapper *m,
 static Tensor forward_keeping(MultiHeadAttention *m, Tensor x, AttentionActivations *act) {
     const Recorder rec = m->rec;
     AttentionActivations *const was = m->act;
+    const bool materialise = m->materialise;
     m->rec = (Recorder){0};
     m->act = act;
+    m->materialise = false;  // fused: the backward computes the weights again
     x.requires_grad = true;
     Tensor out = multihead_attention_forward(m, x);
     m->rec = rec;
     m->act = was;
+    m->materialise = materialise;
     return out;
 }
 

@@ -48,7 +48,11 @@ typedef struct {
     Linear W_query, W_key, W_value;  // (d_out, d_in)
     Linear out_proj;                 // (d_out, d_out), with a bias
     Dropout dropout;
-    Tensor mask;                     // buffer (context_length, context_length): 1 above the diagonal
+    int context_length;              // the buffer `mask` (context_length, context_length), 1 above the
+                                     // diagonal, made only as forward() needs it (causal_mask_bool)
+    // Make the (b, h, T, T) tensors even when nothing records them, as torch
+    // does: one batch item at a time, (h, T, T) each (the bits do not depend on it).
+    bool materialise;
     Recorder rec;                    // where forward() reports its locals
     AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
     // The last fused forward that drew nothing (no dropout in training
@@ -69,7 +73,8 @@ long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.nume
 
 // --- backward: loss.backward() through the last forward -------------------------------
 // The wrapper's forward keeps what each head's `act` (heads[i].act) points to.
-// Not for a wrapper with out_proj (it dies).
+// Not for a wrapper with out_proj (it dies): its sum_backward below takes
+// out_proj's backward first.
 typedef struct {
     CausalAttentionGrads heads[MAX_HEADS];  // heads.0.W_query.weight, ... (their .x left empty)
     Tensor x;                               // (b, T, d_in)

@@ -39,7 +39,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     ch.spec = spec;
     error_set_program(spec->name);
     char err[FIXTURE_ERR_LEN];
-    const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0);
+    const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0) | (spec->sizes ? CLI_SIZES : 0);
     if (cli_parse(argc, argv, allow, &ch.opt, err, sizeof err) != CLI_OK) {
         char usage[256];
         cli_usage(usage, sizeof usage, spec->name, allow);
@@ -49,7 +49,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     snprintf(ch.default_fixture, sizeof ch.default_fixture, "%s/%s.%s.h5", LITATTN_FIXTURES_DIR, spec->name,
              spec->variant);
     if (ch.opt.help) {
-        char help[2048];
+        char help[4096];
         cli_help(help, sizeof help, spec->name, spec->title, ch.default_fixture, allow);
         output_text(help);
         output_end();
@@ -72,6 +72,8 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     }
     // What the cells read, draw and keep: handed down, once.
     config_begin(ch.fixture);
+    if (ch.opt.context_len) config_override("context_len", ch.opt.context_len, "--context-len");
+    if (ch.opt.batch_size) config_override("batch_size", ch.opt.batch_size, "--batch-size");
     draws_begin(&ch.opt, ch.fixture);
     keep_begin(ch.dump);
     loader_begin(ch.opt.text, ch.fixture);

@@ -27,6 +27,7 @@
 #include "keep.h"
 #include "linear.h"
 #include "loader.h"
+#include "materialise.h"
 #include "multihead_attention.h"
 #include "ops.h"
 #include "pcg32.h"
@@ -40,6 +41,7 @@ typedef struct {
     const char *title;    // one line for --help: the book section it mirrors
     int draws;            // it draws at random (takes --seed and --skip)
     int reads_text;       // it reads a text (takes --text): the data-loading notebook
+    int sizes;            // it runs at other sizes (--context-len, --batch-size): the bonus notebook
     const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
 } ChapterSpec;
 
@@ -50,7 +52,7 @@ extern const struct ShippedSnapshots litattn_shipped;
 // through chapters/meson.build.
 #define chapter_begin(argc, argv)                                                                              \
     chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
-                                                 LITATTN_READS_TEXT, &litattn_shipped})
+                                                 LITATTN_READS_TEXT, LITATTN_SIZES, &litattn_shipped})
 
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code
@@ -62,6 +64,11 @@ int chapter_end(void);  // finishes --dump and stdout, frees everything; returns
 #define MhaIn(n, code) cell("multihead-attention In [" #n "]", (code))  // multihead-attention.ipynb
 #define ExIn(n, code) cell("exercise-solutions In [" #n "]", (code))  // exercise-solutions.ipynb
 #define Exercise(number, code) cell("Exercise " number, (code))       // an exercise given as text only
+// mha-implementations.ipynb, whose execution counts repeat (In [10] and In [11]
+// twice): ImplIn(n, ...) for a cell whose count is unique, ImplSec(5.2, ...) for
+// the 2nd code cell of section "5." of a cell whose count is not.
+#define ImplIn(n, code) cell("mha-implementations In [" #n "]", (code))
+#define ImplSec(s, code) cell("mha-implementations \u00a7" #s, (code))
 #define Transcript(label, code) cell((label), (code))                 // a transcript's own cell, e.g. "004 In [6]"
 #define Beyond(code) cell("litattn", (code))                          // litattn's own addition
 // A cell of another section that this chapter runs again for what it defines
@@ -97,5 +104,29 @@ void setup_cell(const char *label, const char *code);
 #define multihead_attention_wrapper_out_proj(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)   \
     multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, \
                                              dropout, num_heads, qkv_bias)
+
+// mha-implementations.ipynb's classes, named as the notebook names them, made
+// to run as torch runs them (their (T, T) tensors made: materialise.h). Their
+// forward()s' locals are not kept for --dump: only the outputs are.
+#define Ch03_MHA_Wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                      \
+    materialising_wrapper(multihead_attention_wrapper_out_proj_new(draws_source(), no_recorder(), name, d_in,   \
+                                                                   d_out, context_length, dropout, num_heads,   \
+                                                                   qkv_bias))
+#define Ch03_MHA(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                              \
+    materialising_mha(multihead_attention_new(draws_source(), no_recorder(), name, d_in, d_out, context_length, \
+                                              dropout, num_heads, qkv_bias))
+#define MultiHeadAttentionCombinedQKV(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)         \
+    materialising_combined_qkv(mha_combined_qkv_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, \
+                                                    context_length, dropout, qkv_bias))
+#define MHAEinsum(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                             \
+    materialising_einsum(mha_einsum_new(draws_source(), no_recorder(), name, d_in, d_out, context_length,       \
+                                        dropout, num_heads, qkv_bias))
+#define MHAPyTorchScaledDotProduct(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
+    mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)
+#define MHAPyTorchSDPAWithoutFlash(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
+    mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)
+#define MHAPyTorchClass(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias, need_weights)         \
+    materialising_pytorch_class(mha_pytorch_class_new(draws_source(), no_recorder(), name, d_in, d_out,         \
+                                                      num_heads, context_length, dropout, qkv_bias, need_weights))
 
 #endif

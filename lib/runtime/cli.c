@@ -11,8 +11,9 @@
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
-    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]]%s [--dump PATH]%s [--threads N] [--help]", name,
-             allow_seed & CLI_TEXT ? " [--text FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "");
+    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]]%s [--dump PATH]%s%s [--threads N] [--help]", name,
+             allow_seed & CLI_TEXT ? " [--text FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "",
+             allow_seed & CLI_SIZES ? " [--context-len N] [--batch-size B]" : "");
 }
 
 void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
@@ -30,6 +31,11 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
         n += snprintf(buf + n, len - (size_t)n,
                       "  --text FILE     read this UTF-8 text instead of the book's (fixtures/gpt2/small-text-sample.txt);\n"
                       "                  at most 64 MiB\n");
+    if (allow_seed & CLI_SIZES && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "  --context-len N tokens per input (the notebook's context_len, 1024), drawn in C\n"
+                      "  --batch-size B  inputs per batch (the notebook's batch_size, 8), drawn in C; past the\n"
+                      "                  materialising implementations' limit only the fused one runs\n");
     if (allow_seed & CLI_TEXT && allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "  --seed N        draw everything in C as a process whose default generator started at N\n"
@@ -127,7 +133,7 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
 static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
     memset(opt, 0, sizeof *opt);
     opt->threads = 1;
-    const char *skip_text = NULL, *threads_text = NULL;
+    const char *skip_text = NULL, *threads_text = NULL, *context_len_text = NULL, *batch_size_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
@@ -148,6 +154,14 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
         else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
         else if (n == 9 && !strncmp(arg, "--threads", n)) slot = &threads_text, name = "--threads";
         else if (n == 6 && !strncmp(arg, "--text", n) && (allow_seed & CLI_TEXT)) slot = &opt->text, name = "--text";
+        else if (n == 13 && !strncmp(arg, "--context-len", n) && (allow_seed & CLI_SIZES))
+            slot = &context_len_text, name = "--context-len";
+        else if (n == 12 && !strncmp(arg, "--batch-size", n) && (allow_seed & CLI_SIZES))
+            slot = &batch_size_text, name = "--batch-size";
+        else if ((n == 13 && !strncmp(arg, "--context-len", n)) || (n == 12 && !strncmp(arg, "--batch-size", n))) {
+            snprintf(err, len, "%.*s: this chapter runs at the book's sizes only", (int)n, arg);
+            return CLI_USAGE;
+        }
         else if (n == 6 && !strncmp(arg, "--text", n)) {
             snprintf(err, len, "--text: this chapter reads no text");
             return CLI_USAGE;
@@ -194,6 +208,24 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             return CLI_USAGE;
         }
         opt->threads = (int)t;
+    }
+    const char *size_text[2] = {context_len_text, batch_size_text};
+    const char *size_name[2] = {"--context-len", "--batch-size"};
+    const char *size_what[2] = {"a count of tokens", "a count of inputs"};
+    int *size_slot[2] = {&opt->context_len, &opt->batch_size};
+    for (int k = 0; k < 2; k++) {
+        long long v;
+        if (!size_text[k]) continue;
+        if (!parse_count(size_text[k], CLI_MAX_SIZE, &v) || v < 1) {
+            snprintf(err, len, "%s: expected %s in [1, 2^31 - 1], found '%s'", size_name[k], size_what[k],
+                     shown(size_text[k], strlen(size_text[k])).text);
+            return CLI_USAGE;
+        }
+        *size_slot[k] = (int)v;
+    }
+    if ((opt->context_len || opt->batch_size) && opt->fixture) {
+        snprintf(err, len, "--context-len and --batch-size draw everything in C: they take no --fixture");
+        return CLI_USAGE;
     }
     if (opt->group && !opt->fixture) {
         snprintf(err, len, "--group needs --fixture");

@@ -24,6 +24,8 @@ typedef struct {
     } seeds[CLI_MAX_SEEDS];
     int n_seeds;
     long long skip;       // --skip K: draws discarded after the first seeding (the continuing stream)
+    int context_len;      // --context-len N (CLI_SIZES): tokens per input; 0 when not given
+    int batch_size;       // --batch-size B (CLI_SIZES): inputs per batch; 0 when not given
     int threads;          // --threads N (default 1): identical bits for any N
     int help;             // --help
 } Options;
@@ -31,7 +33,10 @@ typedef struct {
 enum { CLI_OK = 0, CLI_USAGE = 1 };
 // What a chapter takes besides the common options (the `allow` bits below;
 // 1, a chapter that draws, is CLI_SEEDS).
-enum { CLI_SEEDS = 1, CLI_TEXT = 2 };
+// CLI_SIZES: the chapter runs at other sizes (--context-len, --batch-size:
+// the bonus notebook's own variable names), everything then drawn in C.
+enum { CLI_SEEDS = 1, CLI_TEXT = 2, CLI_SIZES = 4 };
+#define CLI_MAX_SIZE 2147483647LL  // --context-len and --batch-size: a count in [1, 2^31 - 1]
 
 // Parses argv[1..]; on a usage error returns CLI_USAGE with one line in err.
 // An option given twice is a usage error ("--seed given twice"), and so is

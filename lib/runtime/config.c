@@ -59,9 +59,42 @@ static long long read_int(const char *name, const SettingRule *r) {
     return v;
 }
 
+typedef struct {
+    const char *name, *option;
+    int value;
+} Override;
+static Override overrides[4];
+static int n_overrides;
+
+void config_override(const char *name, int value, const char *option) {
+    if (n_overrides == (int)(sizeof overrides / sizeof overrides[0])) die(EXIT_USAGE, "too many size options");
+    overrides[n_overrides++] = (Override){name, option, value};
+}
+
+int setting_int_silent(const char *name, int book) {
+    (void)book;
+    for (int i = 0; i < n_overrides; i++)
+        if (!strcmp(overrides[i].name, name)) {
+            const SettingRule *r = rule_or_die(name, SETTING_INT);
+            if (overrides[i].value < r->min || overrides[i].value > r->max)
+                die(EXIT_USAGE, "%s: expected a count in [%lld, %lld], found %d", overrides[i].option, r->min, r->max,
+                    overrides[i].value);
+            return overrides[i].value;
+        }
+    return (int)read_int(name, rule_or_die(name, SETTING_INT));
+}
+
 int setting_int(const char *name, int book) {
-    int v = (int)read_int(name, rule_or_die(name, SETTING_INT));
+    int v = setting_int_silent(name, book);
     if (v != book) print_note("#", name, "=", v, "here; the book has", book);
+    return v;
+}
+
+int setting_int_dividing(const char *name, int book, int width, const char *width_name) {
+    int v = setting_int(name, book);
+    if (width % v != 0)
+        die(EXIT_BAD_INPUT, "%s: attribute '%s': expected a count that divides %s = %d (d_out must be divisible by "
+            "num_heads), found %s = %d", error_input(), name, width_name, width, name, v);
     return v;
 }
 

@@ -33,6 +33,14 @@ bool has_input(const char *name);
 void expect_output(const char *name, Size want);
 
 int setting_int(const char *name, int book);
+// The command line's value of an int setting (--context-len N is context_len):
+// setting_int then gives it instead of the fixture's, with the note.
+void config_override(const char *name, int value, const char *option);
+// setting_int of a count that must divide `width` (num_heads of embed_dim:
+// `assert d_out % num_heads == 0`), refused in one line if it does not.
+int setting_int_dividing(const char *name, int book, int width, const char *width_name);
+// The value setting_int would give, checked as it would be, without its note.
+int setting_int_silent(const char *name, int book);
 double setting_float(const char *name, double book);
 bool setting_bool(const char *name, bool book);
 

@@ -29,7 +29,7 @@ static void need_seed(const char *name) {
 void draws_begin(const Options *opt, Fixture *fx) {
     dr.opt = opt;
     dr.fixture = fx;
-    dr.drawing = opt->n_seeds > 0;
+    dr.drawing = opt->n_seeds > 0 || opt->context_len > 0 || opt->batch_size > 0;
     dr.rng = torch_generator_source(&dr.gen);
 }
 
@@ -164,6 +164,15 @@ static void source_normal_(void *ctx, const char *name, Tensor t, double mean, d
     // fixture: then the drawn values stand.
     normal_fill(t.data, numel(t), mean, std, &dr.gen);
     if (!read_drawn(name, t, "weight")) keep_as(name, "weight", t);
+}
+
+Tensor draw_randn(const char *name, Size s, const char *role) {
+    need_seed(name);
+    Tensor t = tensor_empty(s);
+    // Drawn here even when read (a tensor too large to commit is not in the fixture).
+    normal_fill(t.data, numel(t), 0.0, 1.0, &dr.gen);
+    if (!read_drawn(name, t, role)) keep_as(name, role, t);
+    return t;
 }
 
 // --- the modules' ParamSource --------------------------------------------------

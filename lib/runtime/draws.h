@@ -53,6 +53,9 @@ TorchGenerator *default_generator(const char *what);
 // nn.Parameter(torch.rand(...)), "random" for a random input.
 Tensor draw_rand(const char *name, Size s, const char *role);
 
+// torch.randn(*s): normal_(0, 1), torch 1.13's CPU kernel (random/normal.h).
+Tensor draw_randn(const char *name, Size s, const char *role);
+
 // The modules' source: uniform_ (nn.Linear's init) and rand (an
 // nn.Parameter) as parameters (role "weight"), and nn.Dropout(p)'s noise in
 // training mode (role "random"): bernoulli_(1 - p) then div_(1 - p), two

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "error.h"
 #include "keep.h"
+#include "print.h"
 
 static void keep_grad(const char *name, Tensor grad) {
     expect_output(name, shape(grad));
@@ -22,4 +23,11 @@ const Gradients *keep_grads(const Gradients *g, const char *input) {
     snprintf(name, sizeof name, "%s.grad", input);
     keep_grad(name, g->x);
     return g;
+}
+
+void print_grad_shapes(const Gradients *g, const char *input) {
+    for (int i = 0; i < g->n; i++) print(g->param[i].key, shape(g->param[i].grad));
+    char name[160];
+    snprintf(name, sizeof name, "%s.grad:", input);
+    print(name, shape(g->x));
 }

@@ -22,4 +22,9 @@
 // fixture's record of each. Returns g.
 const Gradients *keep_grads(const Gradients *g, const char *input);
 
+// for name, param in m.named_parameters(): print(name, param.grad.shape)
+// print("<input>.grad:", x.grad.shape): the shapes only, where the values are
+// millions (the bonus notebook's; --dump keeps them).
+void print_grad_shapes(const Gradients *g, const char *input);
+
 #endif

@@ -26,3 +26,8 @@ const Recorder *keep_recorder(void) {
     static const Recorder recorder = {record, NULL}, nobody = {NULL, NULL};
     return dump ? &recorder : &nobody;
 }
+
+const Recorder *no_recorder(void) {
+    static const Recorder nobody = {NULL, NULL};
+    return &nobody;
+}

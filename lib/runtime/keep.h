@@ -22,6 +22,7 @@ void keep(const char *name, Tensor t);                        // role "output"
 void keep_as(const char *name, const char *role, Tensor t);   // role "input", "weight", "random" or "output"
 void keep_long(const char *name, LongTensor t);              // an int64 tensor (token ids), role "output"
 const Recorder *keep_recorder(void);                          // keep(), for modules (a NULL record without --dump)
+const Recorder *no_recorder(void);                            // for modules whose locals --dump leaves out
 
 #define KEEP(x) keep(#x, (x))
 #define KEEP_LONG(x) keep_long(#x, (x))

@@ -53,12 +53,13 @@ class Run:
         self._unused_seeds = set(self.seeds)
 
     # -- datasets --
-    def keep(self, name, t, role="output"):
+    def keep(self, name, t, role="output", digest=False):
+        """digest: store a tensor of two axes or more as its digest whatever its size."""
         assert role in ("input", "weight", "random", "output"), role
         t = t.detach()
         if t.dtype != torch.float32:
             raise TypeError(f"{self.chapter}: {name!r} is {t.dtype}, not float32")
-        if t.numel() > LARGE:
+        if t.numel() > LARGE or (digest and t.dim() >= 2):
             # Too large to store: its digest and rows, taken now (no copy).
             self.data[name] = (Digest(t.contiguous().numpy()), role)
             return
@@ -76,7 +77,7 @@ class Run:
         a = np.array(t.contiguous().numpy(), dtype=np.int64, order="C", copy=True)
         self.data[name] = (a, role)
 
-    def backward_sum(self, name, m, x, x_name):
+    def backward_sum(self, name, m, x, x_name, digest=False):
         """litattn's Beyond cell after a module's forward:
 
             x.requires_grad_()
@@ -96,8 +97,8 @@ class Run:
         loss = context_vecs.sum()
         loss.backward()
         for key, p in m.named_parameters():
-            self.keep(f"{name}.{key}.grad", p.grad)
-        self.keep(f"{x_name}.grad", x.grad)
+            self.keep(f"{name}.{key}.grad", p.grad, digest=digest)
+        self.keep(f"{x_name}.grad", x.grad, digest=digest)
         x.grad = None
         x.requires_grad_(False)
 
@@ -157,11 +158,13 @@ class Run:
         return t
 
     # -- modules --
-    def module(self, name, m):
+    def module(self, name, m, digest_weights=False):
         """`name = m` in the notebook: records m's parameters as drawn and
-        names m and its submodules for what their forward() computes."""
+        names m and its submodules for what their forward() computes.
+        digest_weights: every parameter of two axes or more as a digest (the
+        chapter draws them itself in fixture mode too)."""
         for key, p in m.named_parameters():
-            self.keep(f"{name}.{key}", p, "weight")
+            self.keep(f"{name}.{key}", p, "weight", digest=digest_weights)
         for sub, mod in m.named_modules():
             self.modules[id(mod)] = f"{name}.{sub}" if sub else name
             if isinstance(mod, nn.Dropout) and id(mod) not in self._hooked:

@@ -10,6 +10,7 @@ from .ch03_4 import (ch03_4_1_scaling_rationale, ch03_4_1_trainable_weights, ch0
 from .ch03_5 import ch03_5_1_causal_mask, ch03_5_2_dropout, ch03_5_3_causal_attention
 from .ch03_6 import book_a, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention
 from .ch03_mha import ch03_mha_data_loading
+from .ch03_bonus import ch03_bonus_mha_implementations
 from .run import Run
 
 # Transcripts (../shared/book/), named by their file prefix (tools/export_fixtures.py).
@@ -23,7 +24,7 @@ RUNNERS = {f.__name__: f for f in (
     ch03_3_simplified_attention, ch03_4_1_trainable_weights, ch03_4_1_scaling_rationale,
     ch03_4_2_self_attention_v1, ch03_4_2_self_attention_v2, ch03_5_1_causal_mask, ch03_5_2_dropout,
     ch03_5_3_causal_attention, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention,
-    ch03_mha_data_loading)}
+    ch03_mha_data_loading, ch03_bonus_mha_implementations)}
 
 
 def run_chapter(chapter, ins, settings=None, seeds=None, skip=0, **kw):
@@ -50,6 +51,7 @@ def _v(mirrors, inputs=None, settings=None, seeds=None, skip=0, **kw):
 NB = "ch03.ipynb"
 EX = "exercise-solutions.ipynb"
 MHA = "multihead-attention.ipynb"
+IMPL = "mha-implementations.ipynb"
 
 VARIANTS = {
     ("ch03_3_simplified_attention", "book"): _v(
@@ -107,6 +109,17 @@ VARIANTS = {
         "token ids from npm js-tiktoken (gpt2), GPTDatasetV1(max_length=4, stride=4), DataLoader(batch_size=8, "
         "shuffle=True), nn.Embedding(50257, 256) and nn.Embedding(1024, 256) drawn from the process's initial "
         "seed (the `seed` attribute, torch.initial_seed()), both multi-head classes after torch.manual_seed(123)"),
+    ("ch03_bonus_mha_implementations", "small"): _v(
+        f"{IMPL} (Comparing Efficient Multi-Head Attention Implementations) at batch_size = 2, context_len = 37 (a prime: partial blocks and lanes), num_heads = 8 (head_dim 96: sqrt(96) "
+        "is no power of two, so that dividing before or after the product gives other bits): "
+        "embeddings = torch.randn(2, 37, 768) after torch.manual_seed(123), then every class, 8 heads, in the "
+        "notebook's order (sections 1-8; 5 and 6 made but not run: torch 1.13 has no scaled_dot_product_attention), and "
+        "out = <instance>(embeddings) of 1-4, 7 and 8", settings={"batch_size": 2, "context_len": 37, "num_heads": 8}),
+    ("ch03_bonus_mha_implementations", "book"): _v(
+        f"{IMPL} In [1]-In [11] at the notebook's size: embeddings = torch.randn(8, 1024, 768) after "
+        "torch.manual_seed(123), then every class in the notebook's order (sections 1-8; 5 and 6 made but not "
+        "run: torch 1.13 has no scaled_dot_product_attention; 9 needs torch >= 2.5 and CUDA), and "
+        "out = <instance>(embeddings) of 1-4, 7 and 8"),
 }
 
 
@@ -114,8 +127,8 @@ def default_inputs(chapter):
     """The book's inputs of a chapter."""
     if chapter == "ch03_4_1_scaling_rationale":
         return {"tensor": torch.tensor([0.1, -0.2, 0.3, -0.2, 0.5])}  # 004 In [15]
-    if chapter == "ch03_mha_data_loading":
-        return {}  # it reads a text
+    if chapter in ("ch03_mha_data_loading", "ch03_bonus_mha_implementations"):
+        return {}  # it reads a text, or draws its input
     ins = {"inputs": book_inputs()}
     if chapter == "ch03_6_2_multihead_attention":
         ins["a"] = book_a()

@@ -27,6 +27,7 @@ NOT_RUN = "not run"
 NO_MARKER = "no marker in the output"
 OTHER_VARIANT = "compared on another variant"
 SETUP = "setup"
+NOT_COMPARED = "not compared"  # a block no chapter prints (extract_book_blocks.NOT_PRINTED: a run's own)
 
 
 @dataclass
@@ -182,7 +183,10 @@ def decide(row, chapter, variant, run, ran):
         row.verdict = NOT_IN_LITATTN  # a marker for a cell the notebook does not have
         return
     row.owner = owner_variant(chapter, row.book)
-    if variant != row.owner:
+    if (row.book.notebook, row.label) in ebb.NOT_PRINTED:
+        row.verdict = NOT_COMPARED
+        row.notes = row.notes + [f"not compared: {ebb.NOT_PRINTED[(row.book.notebook, row.label)]}"]
+    elif variant != row.owner:
         row.verdict = OTHER_VARIANT
     elif not ran:
         row.verdict = NOT_RUN

@@ -19,7 +19,7 @@ import extract_book_blocks as ebb  # noqa: E402
 # --- the C: one block per marker ---------------------------------------------------------------
 
 # The marker macros of lib/runtime/chapter.h, and the label each prints.
-MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|ImplIn|ImplSec|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
@@ -46,7 +46,7 @@ class CBlock:
     @property
     def official(self):
         """The label of the official cell this block computes, or None."""
-        return self.label if self.kind in ("In", "ExIn", "MhaIn", "Exercise") else None
+        return self.label if self.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "Exercise") else None
 
     @property
     def printed_label(self):
@@ -63,6 +63,10 @@ def marker_label(kind, args):
         return f"exercise-solutions In [{first}]"
     if kind == "MhaIn":
         return f"multihead-attention In [{first}]"
+    if kind == "ImplIn":
+        return f"mha-implementations In [{first}]"
+    if kind == "ImplSec":
+        return f"mha-implementations \u00a7{first}"
     strings = [c_unescape(s) for s in C_STRING.findall(args)]
     if kind == "Exercise":
         return f"Exercise {strings[0]}"
@@ -166,14 +170,14 @@ def notebook_cells(nb, name):
     """[BookCell] of a notebook: every code cell (In [1] included), and the
     exercises given as markdown only (their code is the ```python block
     after the "## Exercise" heading, their output extract_book_blocks's)."""
-    prefix = ebb.label_prefix(name)
+    labels = ebb.code_cell_labels(nb["cells"], name)
     exercise_out = ebb.exercise_outputs(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
         text = "".join(cell["source"])
         if cell["cell_type"] == "code":
             n = cell.get("execution_count")
-            cells.append(BookCell(name, f"{prefix} [{n}]", n, text, ebb.cell_output(cell), i, prose))
+            cells.append(BookCell(name, labels[i], n, text, ebb.cell_output(cell), i, prose))
             prose = []
             continue
         if cell["cell_type"] != "markdown":

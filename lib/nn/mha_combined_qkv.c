@@ -1,0 +1,126 @@
+// mha_combined_qkv.c: MultiHeadAttentionCombinedQKV's forward in five passes:
+//   1. qkv = x @ W_qkv^T                      (b, T, 3 * d_out), one product per row
+//   2. .view(b, T, 3, h, hd).permute(2, 0, 3, 1, 4).unbind(0): q, k, v (b, h, T, hd)
+//   3. causal attention (causal_heads): softmax(masked q @ k^T / sqrt(hd)) @ v
+//   4. .transpose(1, 2).contiguous().view(b, T, d_out)
+//   5. proj: @ W_proj^T + b_proj
+// Each output of pass 1 is the k-sum of chapter 3's W_query, W_key or W_value
+// product with the same row of weights: the split changes no bit.
+#include "mha_combined_qkv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backward_kernels.h"
+#include "causal_attention.h"
+#include "causal_heads.h"
+#include "error.h"
+#include "fast_kernels.h"
+#include "ops.h"
+
+MultiHeadAttentionCombinedQKV mha_combined_qkv_new(const ParamSource *ps, const Recorder *rec, const char *name,
+                                                   int d_in, int d_out, int num_heads, int context_length,
+                                                   double dropout, bool qkv_bias) {
+    // assert d_out % num_heads == 0, "d_out is indivisible by num_heads"
+    if (num_heads < 1 || d_out % num_heads != 0)
+        die(EXIT_BAD_INPUT, "%s: %s: expected num_heads to divide d_out (d_out is indivisible by num_heads), "
+            "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
+    MultiHeadAttentionCombinedQKV m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads,
+                                       .context_length = context_length, .rec = *rec};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.qkv = linear_in(ps, name, "qkv", d_in, 3 * d_out, qkv_bias);
+    m.proj = linear_in(ps, name, "proj", d_out, d_out, true);
+    char key[96];
+    snprintf(key, sizeof key, "%s.dropout", name);
+    m.dropout = dropout_new(ps, key, dropout);
+    return m;
+}
+
+MultiHeadAttentionCombinedQKV mha_sdpa_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
+                                           int d_out, int num_heads, int context_length, double dropout,
+                                           bool qkv_bias) {
+    return mha_combined_qkv_new(ps, rec, name, d_in, d_out, num_heads, context_length, dropout, qkv_bias);
+}
+
+Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
+    if (x.ndim != 3) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, embed_dim), found shape %s",
+            error_input(), m->name, s);
+    }
+    causal_check_tokens(m->name, m->context_length, dim(x, 1));
+    // 1.
+    Tensor qkv = linear_forward(&m->qkv, x);
+    // 2.
+    Tensor queries, keys, values;
+    unpack_qkv_heads(qkv, m->num_heads, &queries, &keys, &values);
+    tensor_free(qkv);
+    // 3.
+    Tensor context_vec = causal_heads(queries, keys, values, &m->dropout, pow((double)m->head_dim, 0.5),
+                                      m->materialise, &m->rec, m->name);
+    Tensor tmp[] = {queries, keys, values};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    // 4.
+    Tensor merged = merge_heads(context_vec);
+    tensor_free(context_vec);
+    // 5.
+    Tensor out = linear_forward(&m->proj, merged);
+    tensor_free(merged);
+    return out;
+}
+
+// The backward, passes 5-1 in reverse:
+//   5. proj: dmerged = dout @ W_proj, dW_proj = dout^T @ merged, db_proj the row sums
+//   4. merge backward: dmerged (b, T, d_out) -> (b, h, T, hd)
+//   3. attention over the b * h matrices, scale sqrt(hd): dq, dk, dv
+//   2. unbind, permute and view backward: no arithmetic; dq, dk, dv side by
+//      side in each row of dqkv (b, T, 3 * d_out)
+//   1. qkv: dW_qkv = dqkv^T @ x, dx = dqkv @ W_qkv (one sum over 3 * d_out)
+Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
+    const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
+    causal_check_tokens(m->name, m->context_length, T);
+    const double scale = pow((double)hd, 0.5);
+    // the forward, keeping what the backward reads
+    Tensor qkv = linear_forward(&m->qkv, x);
+    Tensor queries, keys, values;
+    unpack_qkv_heads(qkv, h, &queries, &keys, &values);
+    tensor_free(qkv);
+    Tensor noise = dropout_factor(&m->dropout, SIZE(b, h, T, T));
+    Tensor per_head = fused_attention(queries, keys, values, noise, true, scale);
+    Tensor merged = merge_heads(per_head);
+    tensor_free(per_head);
+    Tensor dout = torch_ones(SIZE(b, T, d));
+    // 5.
+    Gradients g;
+    gradients_begin(&g, m->name);
+    LinearGrad gq = {0}, gp = {0};
+    Tensor dmerged = {0};
+    linear_backward(&m->proj, merged, dout, &gp, &dmerged, false);
+    // 4.
+    const Size heads = SIZE(b, h, T, hd);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);
+    // 3.
+    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
+    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, queries.data, keys.data, values.data, NULL,
+                            noise.data, (long)b * h, T, hd, (float)scale, true, -1);
+    // 2.
+    Tensor dqkv = tensor_empty(SIZE(b, T, 3 * d)), part = tensor_empty(SIZE(b, T, d));
+    const Tensor parts[3] = {dq, dk, dv};
+    for (int p = 0; p < 3; p++) {
+        heads_merge(part.data, parts[p].data, b, T, h, hd);
+        for (long r = 0; r < (long)b * T; r++)
+            memcpy(dqkv.data + r * 3 * d + (long)p * d, part.data + r * d, (size_t)d * sizeof(float));
+    }
+    // 1.
+    Tensor dx = {0};
+    linear_backward(&m->qkv, x, dqkv, &gq, &dx, false);
+    gradients_add_linear(&g, "", "qkv", gq);
+    gradients_add_linear(&g, "", "proj", gp);
+    g.x = dx;
+    Tensor tmp[] = {queries, keys, values, noise, merged, dout, dmerged, dctx, dq, dk, dv, dqkv, part};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
+}

@@ -1,0 +1,171 @@
+// mha_einsum.c: MHAEinsum's forward in five passes:
+//   1. Q = einsum("bnd,do->bno", x, W_query): Q[r, o] = sum_d x[r, d] * W[d, o]
+//      (then + bias_q); K and V alike                        (b, n, d_out)
+//   2. .view(b, n, h, hd).transpose(1, 2)                    (b, h, n, hd)
+//   3. scores = einsum("bhnd,bhmd->bhnm", Q, K) / sqrt(hd), masked, softmax,
+//      dropout, einsum("bhnm,bhmd->bhnd", weights, V)        (causal_heads)
+//   4. .transpose(1, 2).reshape(b, n, d_out)
+//   5. out_proj
+#include "mha_einsum.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "backward_kernels.h"
+#include "causal_attention.h"
+#include "causal_heads.h"
+#include "error.h"
+#include "fast_kernels.h"
+#include "init.h"
+#include "ops.h"
+
+static Tensor param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", module, attr);
+    Tensor t = tensor_empty(s);
+    if (randn) ps->normal_(ps->ctx, key, t, 0.0, 1.0);  // nn.Parameter(torch.randn(d_in, d_out))
+    else ps->uniform_(ps->ctx, key, t, -bound, bound);
+    t.requires_grad = true;
+    return t;
+}
+
+MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in, int d_out,
+                         int context_length, double dropout, int num_heads, bool qkv_bias) {
+    // assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+    if (num_heads < 1 || d_out % num_heads != 0)
+        die(EXIT_BAD_INPUT, "%s: %s: expected num_heads to divide d_out (d_out must be divisible by num_heads), "
+            "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
+    if (!ps->normal_) die(EXIT_BAD_INPUT, "%s: this parameter source cannot draw torch.randn", name);
+    MHAEinsum m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads,
+                   .context_length = context_length, .rec = *rec};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    const Size ws = SIZE(d_in, d_out);
+    m.W_query = param(ps, name, "W_query", ws, 0, true);
+    m.W_key = param(ps, name, "W_key", ws, 0, true);
+    m.W_value = param(ps, name, "W_value", ws, 0, true);
+    // the biases start as torch.zeros(d_out): no draw
+    m.out_proj = linear_in(ps, name, "out_proj", d_out, d_out, true);
+    char key[96];
+    snprintf(key, sizeof key, "%s.dropout", name);
+    m.dropout = dropout_new(ps, key, dropout);
+    // self.reset_parameters(): kaiming_uniform_(W, a=sqrt(5)), fan_in = W.size(1) = d_out
+    const double wb = kaiming_uniform_bound(d_out);
+    Tensor *W[3] = {&m.W_query, &m.W_key, &m.W_value};
+    static const char *const wn[3] = {"W_query", "W_key", "W_value"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "%s.%s", name, wn[i]);
+        ps->uniform_(ps->ctx, key, *W[i], -wb, wb);
+    }
+    if (qkv_bias) {
+        const double bb = 1.0 / sqrt((double)d_out);  // bound = 1 / math.sqrt(fan_in)
+        m.bias_q = param(ps, name, "bias_q", SIZE(d_out), bb, false);
+        m.bias_k = param(ps, name, "bias_k", SIZE(d_out), bb, false);
+        m.bias_v = param(ps, name, "bias_v", SIZE(d_out), bb, false);
+    }
+    return m;
+}
+
+// einsum("bnd,do->bno", x, W) (+ bias, added after: Q += self.bias_q)
+static Tensor project(Tensor x, Tensor W, Tensor bias) {
+    const int d_in = dim(W, 0), d_out = dim(W, 1);
+    const long rows = numel(x) / d_in;
+    Tensor y = tensor_empty(SIZE(dim(x, 0), dim(x, 1), d_out));
+    fast_matmul(y.data, x.data, W.data, (int)rows, d_in, d_out);
+    if (bias.data)
+        for (long r = 0; r < rows; r++)
+            for (int o = 0; o < d_out; o++) y.data[r * d_out + o] += bias.data[o];
+    return y;
+}
+
+// .view(b, n, h, hd).transpose(1, 2) of a projection nothing else holds
+static Tensor heads_of(Tensor t, int num_heads) {
+    Tensor heads = split_heads_of(t, num_heads);
+    tensor_free(t);
+    return heads;
+}
+
+Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) {
+    if (x.ndim != 3 || dim(x, 2) != dim(m->W_query, 0)) {
+        char s[96];
+        size_format(shape(x), s, sizeof s);
+        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, n, %d), found shape %s", error_input(), m->name,
+            dim(m->W_query, 0), s);
+    }
+    causal_check_tokens(m->name, m->context_length, dim(x, 1));
+    // 1-2.
+    Tensor Q = heads_of(project(x, m->W_query, m->bias_q), m->num_heads);
+    Tensor K = heads_of(project(x, m->W_key, m->bias_k), m->num_heads);
+    Tensor V = heads_of(project(x, m->W_value, m->bias_v), m->num_heads);
+    // 3.
+    Tensor context_vec = causal_heads(Q, K, V, &m->dropout, pow((double)m->head_dim, 0.5), m->materialise, &m->rec,
+                                      m->name);
+    Tensor tmp[] = {Q, K, V};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    // 4-5.
+    Tensor merged = merge_heads(context_vec);
+    tensor_free(context_vec);
+    Tensor out = linear_forward(&m->out_proj, merged);
+    tensor_free(merged);
+    return out;
+}
+
+// The backward, passes 5-1 in reverse:
+//   5. out_proj: dmerged = dout @ W_out, dW_out = dout^T @ merged, db_out the row sums
+//   4. dmerged (b, n, d_out) -> (b, h, n, hd)
+//   3. the attention over the b * h matrices (the einsums are bmm: dividing
+//      before the mask or after it gives the same gradients)
+//   2. back to (b, n, d_out)
+//   1. each einsum("bnd,do->bno", x, W): dW = x^T @ dQ (a sum over the rows
+//      in order), dx = dQ @ W^T; x's gradient gathers the newest first:
+//      (V + K) + Q
+Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
+    if (m->bias_q.data) die(EXIT_BAD_INPUT, "%s: the backward with qkv_bias is not written", m->name);
+    const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
+    const int d_in = dim(m->W_query, 0);
+    const long rows = (long)b * T;
+    causal_check_tokens(m->name, m->context_length, T);
+    const double scale = pow((double)hd, 0.5);
+    Tensor Q = heads_of(project(x, m->W_query, m->bias_q), h);
+    Tensor K = heads_of(project(x, m->W_key, m->bias_k), h);
+    Tensor V = heads_of(project(x, m->W_value, m->bias_v), h);
+    Tensor noise = dropout_factor(&m->dropout, SIZE(b, h, T, T));
+    Tensor per_head = fused_attention(Q, K, V, noise, true, scale);
+    Tensor merged = merge_heads(per_head);
+    tensor_free(per_head);
+    Tensor dout = torch_ones(SIZE(b, T, d));
+    Gradients g;
+    gradients_begin(&g, m->name);
+    // 5.
+    LinearGrad go = {0};
+    Tensor dmerged = {0};
+    linear_backward(&m->out_proj, merged, dout, &go, &dmerged, false);
+    // 4-3.
+    const Size heads = SIZE(b, h, T, hd);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);
+    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
+    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, Q.data, K.data, V.data, NULL, noise.data,
+                            (long)b * h, T, hd, (float)scale, true, -1);
+    // 2-1. V first, then K, then Q
+    Tensor dW[3], dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
+    Tensor dx = tensor_empty(SIZE(b, T, d_in));
+    const Tensor dh[3] = {dq, dk, dv}, W[3] = {m->W_query, m->W_key, m->W_value};
+    for (int i = 2; i >= 0; i--) {
+        heads_merge(dflat.data, dh[i].data, b, T, h, hd);
+        dW[i] = tensor_empty(SIZE(d_in, d));
+        fast_matmul_at(dW[i].data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
+        Tensor W_T = tensor_empty(SIZE(d, d_in));
+        fast_transpose(W_T.data, W[i].data, d_in, d);
+        fast_matmul(i == 2 ? dx.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
+        tensor_free(W_T);
+        if (i != 2) accumulate_grad(dx.data, part.data, rows * d_in);
+    }
+    gradients_add(&g, "", "W_query", dW[0]);
+    gradients_add(&g, "", "W_key", dW[1]);
+    gradients_add(&g, "", "W_value", dW[2]);
+    gradients_add_linear(&g, "", "out_proj", go);
+    g.x = dx;
+    Tensor tmp[] = {Q, K, V, noise, merged, dout, dmerged, dctx, dq, dk, dv, dflat, part};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    return g;
+}
