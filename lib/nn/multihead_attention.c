@@ -59,6 +59,13 @@ Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor 
     return linear_forward(&m->out_proj, context_vec);
 }
 
+// The largest input whose forward's activations (and a copy of it) are kept
+// for a backward that may follow (multihead_attention.h: last): five
+// tensors of at most 8 MiB. Exercise 3.3's (1, 1024, 768) is 2^19.6; the
+// bonus notebook's (8, 1024, 768), whose chapter runs no backward after its
+// fused forward, is past it.
+#define LAST_MAX_NUMEL (1L << 21)
+
 // Frees what the last forward kept for a backward (multihead_attention.h: last)
 static void forget_last(MultiHeadAttention *m) {
     attention_activations_free(&m->last);
@@ -155,7 +162,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
         per_head = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
         if (m->act) {
             *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values, .noise = noise};
-        } else if (!noise.data) {  // nothing drawn: kept for a backward of the same input
+        } else if (!noise.data && numel(x) <= LAST_MAX_NUMEL) {  // nothing drawn: kept for a backward of x
             forget_last(m);
             m->last = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values};
             m->last_input = tensor_copy(x);

@@ -56,7 +56,8 @@ typedef struct {
     Recorder rec;                    // where forward() reports its locals
     AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
     // The last fused forward that drew nothing (no dropout in training
-    // mode) keeps its activations here, and a copy of its input: a
+    // mode), on an input of at most 2^21 elements, keeps its activations
+    // here, and a copy of its input: a
     // sum_backward of an input of the same values then need not run that
     // forward again (it would give the same bits). .context.data NULL: none.
     AttentionActivations last;
