@@ -99,7 +99,7 @@ def _memory(report):
     if ts:
         ax.set_xticks(ts, [str(t) for t in ts])
     ax.set_xlabel("T (tokens), batch 1, 12 heads, d 768", fontsize=8)
-    ax.set_ylabel("peak RSS (MB)", fontsize=8)
+    ax.set_ylabel("peak RSS (MiB)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(color="#e3e6ea", linewidth=0.6, which="both")
@@ -117,7 +117,7 @@ def describe(report, kind):
     if kind == "memory":
         parts = []
         for r in report.get("memory", []):
-            cells = [f"{name} {r[k]:.0f} MB" if r.get(k) else f"{name} n/a"
+            cells = [f"{name} {r[k]:.0f} MiB" if r.get(k) else f"{name} n/a"
                      for k, name in (("chapter_mb", "C chapter run"), ("fused_mb", "C fused"),
                                      ("materialised_mb", "C materialised"), ("torch_mb", "torch"))]
             parts.append(f"T = {r['T']}: " + ", ".join(cells))
