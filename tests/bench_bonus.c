@@ -14,7 +14,9 @@
 //                                  on (1, T, 768) in this process, MODE fused (ops fused_attention:
 //                                  no (T, T) tensor) or materialised (the (1, 12, T, T) tensors made,
 //                                  as torch does; the library refuses them past 2^26 elements, at
-//                                  T > 2048), then its own peak RSS (getrusage(RUSAGE_SELF))
+//                                  T > 2048) or materialised-raw (the same steps on fast_kernels.h
+//                                  with malloc'd buffers, at any T), then its own peak RSS
+//                                  (getrusage(RUSAGE_SELF))
 //
 // Every figure is also a line "RESULT <key> <value>" for the driver.
 //
@@ -312,11 +314,80 @@ static int machine(void) {
 // ---------------------------------------------------------------------------
 // memory: one forward at (1, T, 768), then this process's peak RSS
 // ---------------------------------------------------------------------------
+
+static float *floats(long n) {
+    float *p = malloc((size_t)n * sizeof(float));
+    if (!p) {
+        fprintf(stderr, "bench_bonus: out of memory (%ld floats)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+// Chapter 3's forward with every (1, 12, T, T) tensor torch holds at once
+// (attn_scores, attn_scores / sqrt(hd), attn_weights), written on
+// fast_kernels.h with malloc'd buffers, past the library's 2^26-element
+// limit: the module's materialised path (attention_heads in
+// multihead_attention.c), step for step, at any T memory allows.
+// out (T, d), x (T, d), w_q, w_k, w_v, w_o (d, d) nn.Linear layout, b_o (d)
+static void materialised_raw(float *out, const float *x, const float *w_q, const float *w_k, const float *w_v,
+                             const float *w_o, const float *b_o, int T) {
+    const int d = EMBED, H = HEADS, hd = EMBED / HEADS;
+    const long td = (long)T * d, htt = (long)H * T * T;
+    float *keys = floats(td), *queries = floats(td), *values = floats(td);  // (T, d)
+    float *k = floats(td), *q = floats(td), *v = floats(td), *ctx_h = floats(td), *ctx = floats(td);  // (H, T, hd)
+    float *scores = floats(htt), *scaled = floats(htt), *weights = floats(htt);  // (H, T, T)
+    fast_matmul_wt_bias(keys, x, w_k, NULL, T, d, d);
+    fast_matmul_wt_bias(queries, x, w_q, NULL, T, d, d);
+    fast_matmul_wt_bias(values, x, w_v, NULL, T, d, d);
+    fast_split_heads(k, keys, 1, T, H, hd);
+    fast_split_heads(q, queries, 1, T, H, hd);
+    fast_split_heads(v, values, 1, T, H, hd);
+    fast_bmm_wt(scores, q, k, H, T, hd, T);  // queries @ keys.transpose(2, 3)
+    const float scale = (float)pow((double)hd, 0.5);
+    for (long r = 0; r < (long)H * T; r++) {  // masked_fill_(mask_bool, -inf), then / sqrt(hd)
+        float *row = scores + r * T, *srow = scaled + r * T;
+        const long i = r % T;
+        for (long j = i + 1; j < T; j++) row[j] = -INFINITY;
+        for (long j = 0; j < T; j++) srow[j] = row[j] / scale;
+    }
+    fast_softmax_rows(weights, scaled, (long)H * T, T);
+    fast_bmm(ctx_h, weights, v, H, T, T, hd);  // attn_weights @ values
+    fast_merge_heads(ctx, ctx_h, 1, H, T, hd);
+    fast_matmul_wt_bias(out, ctx, w_o, b_o, T, d, d);
+    float *all[] = {keys, queries, values, k, q, v, ctx_h, ctx, scores, scaled, weights};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]);
+}
+
 static int memory(const char *mode, int T) {
-    const bool materialise = strcmp(mode, "materialised") == 0;
-    if (!materialise && strcmp(mode, "fused") != 0) {
-        fprintf(stderr, "bench_bonus memory: expected fused or materialised, found %s\n", mode);
+    const bool materialise = strcmp(mode, "materialised") == 0, raw = strcmp(mode, "materialised-raw") == 0;
+    if (!materialise && !raw && strcmp(mode, "fused") != 0) {
+        fprintf(stderr, "bench_bonus memory: expected fused, materialised or materialised-raw, found %s\n", mode);
         return 2;
+    }
+    if (raw) {
+        fast_kernels_set_threads(1);
+        Draws d;
+        const ParamSource ps = draws_init(&d, 123);
+        const Recorder none = {0};
+        Tensor x = tensor_empty(SIZE(1, T, EMBED));
+        randn_fill(x.data, numel(x), &d.g);
+        MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+        float *out = floats((long)T * EMBED);
+        const double t0 = now();
+        materialised_raw(out, x.data, m.W_query.weight.data, m.W_key.weight.data, m.W_value.weight.data,
+                         m.out_proj.weight.data, m.out_proj.bias.data, T);
+        const double sec = now() - t0;
+        // the same bits as the module's fused forward (a check that this is chapter 3's forward)
+        Tensor want = multihead_attention_forward(&m, x);
+        const bool same = memcmp(want.data, out, (size_t)T * EMBED * sizeof(float)) == 0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("materialised (raw fast kernels) forward (1, %d, %d): %.3f s, peak RSS %.1f MiB, %s the module's bits\n",
+               T, EMBED, sec, (double)ru.ru_maxrss / 1024, same ? "the same as" : "NOT");
+        printf("RESULT memory %ld %.6f %s\n", ru.ru_maxrss, sec, same ? "same_bits" : "differs");
+        free(out);
+        return 0;
     }
     fast_kernels_set_threads(1);
     Draws d;
@@ -331,7 +402,7 @@ static int memory(const char *mode, int T) {
     const double sec = now() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("%s forward (1, %d, %d): %.3f s, peak RSS %.1f MB\n", mode, T, EMBED, sec, (double)ru.ru_maxrss / 1024);
+    printf("%s forward (1, %d, %d): %.3f s, peak RSS %.1f MiB\n", mode, T, EMBED, sec, (double)ru.ru_maxrss / 1024);
     printf("RESULT memory %ld %.6f\n", ru.ru_maxrss, sec);
     tensor_free(out);
     return 0;
@@ -342,6 +413,6 @@ int main(int argc, char **argv) {
         return times(argc == 4 ? atoi(argv[2]) : 8, argc == 4 ? atoi(argv[3]) : 1024);
     if (argc == 2 && strcmp(argv[1], "machine") == 0) return machine();
     if (argc == 4 && strcmp(argv[1], "memory") == 0) return memory(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: bench_bonus times [B T] | machine | memory fused|materialised T\n");
+    fprintf(stderr, "usage: bench_bonus times [B T] | machine | memory fused|materialised|materialised-raw T\n");
     return 2;
 }
