@@ -92,6 +92,9 @@ def _memory(report):
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle=style, color=colour,
                     label=label, markersize=4, linewidth=1.4)
+    values = [r[k] for r in mem for k in ("chapter_mb", "fused_mb", "materialised_mb", "torch_mb") if r.get(k)]
+    if values:  # room above the lines for the legend
+        ax.set_ylim(min(values) / 1.5, max(values) * 40)
     ax.axhline(1024, color="#888888", linewidth=0.8, linestyle="-.")
     ax.text(mem[0]["T"] if mem else 1024, 1024 * 1.08, "1 GiB", fontsize=7, color="#555555")
     ax.set_xscale("log", base=2)
