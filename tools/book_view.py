@@ -119,6 +119,7 @@ def inputs_digest(args):
                                                                  "multihead-attention.ipynb", "mha-implementations.ipynb")]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "*.py")))
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
+    names.append(os.path.join(args.build, "bench-bonus.json"))  # the bonus page's charts (view_bench.py)
     for name in names:
         h.update(name.encode() + b"\0")
         if os.path.exists(name):
@@ -186,6 +187,8 @@ def build(args, digest):
     for sub in ("figures", "output"):
         os.makedirs(os.path.join(args.out, sub))
     figures = draw_figures(pages, args)
+    import view_bench  # the bonus notebook's timing charts, from BUILD/bench-bonus.json
+    bench_html = view_bench.add_figures(args.build, args.out, args.cache, figures)
     t_figs = time.monotonic() - t0 - t_runs
 
     for ch in table:
@@ -196,7 +199,10 @@ def build(args, digest):
     for k, ch in enumerate(table):
         neighbours = [("prev", "←", order[k - 1] if k else None), ("next", "→", order[k + 1] if k + 1 < len(order) else None)]
         for p in pages[ch.program]:
-            write(args.out, p.file, vh.chapter_page(p, pages[ch.program], figures, neighbours))
+            page_html = vh.chapter_page(p, pages[ch.program], figures, neighbours)
+            if ch.program == view_bench.CHAPTER and p.book_variant:
+                page_html = page_html.replace('<nav class="prevnext"', bench_html + '<nav class="prevnext"', 1)
+            write(args.out, p.file, page_html)
 
     owners = owner_rows(table, pages, book_cells)
     coverage = coverage_rows(notebooks, owners, table)

@@ -1,0 +1,418 @@
+// bench_bonus: the C side of the bonus notebook's timing sections
+// (mha-implementations.ipynb, sections 10 and 11), for tools/bench_bonus.py,
+// which runs it, times torch beside it and prints the tables
+// (meson test -C build --benchmark bonus). Figures only: it never fails on speed.
+//
+//   bench_bonus times [B T]        each implementation's forward at (B, T, 768), one thread
+//                                  (default: the notebook's (8, 1024, 768)), and chapter 3's
+//                                  MultiHeadAttention forward + backward (x.requires_grad_();
+//                                  m(x).sum().backward(): multihead_attention_sum_backward)
+//   bench_bonus machine            the mul + add peak (independent vmulps + vaddps chains on the
+//                                  path the kernels chose), and the fused forward's GFLOP/s at
+//                                  (8, 1024, 768) and (1, 16384, 768)
+//   bench_bonus memory MODE T      one forward of chapter 3's MultiHeadAttention(768, 768, T, 0.0, 12)
+//                                  on (1, T, 768) in this process, MODE fused (ops fused_attention:
+//                                  no (T, T) tensor) or materialised (the (1, 12, T, T) tensors made,
+//                                  as torch does; the library refuses them past 2^26 elements, at
+//                                  T > 2048) or materialised-raw (the same steps on fast_kernels.h
+//                                  with malloc'd buffers, at any T), then its own peak RSS
+//                                  (getrusage(RUSAGE_SELF))
+//
+// Every figure is also a line "RESULT <key> <value>" for the driver.
+//
+// The modules are the chapter's (lib/nn/: causal_heads, mha_combined_qkv,
+// mha_einsum, torch_multihead_attention, multihead_attention), made as
+// chapters/ch03_bonus_mha_implementations.c makes them, from torch's
+// generator seeded with 123 (the draws' values do not change the time), and
+// set to materialise their (T, T) tensors as torch does, one batch item at a
+// time, as the chapter's Ch03_MHA(...) and friends do (runtime/materialise.h).
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/resource.h>
+
+#include "fast_kernels.h"
+#include "init.h"
+#include "mha_combined_qkv.h"
+#include "mha_einsum.h"
+#include "multihead_attention.h"
+#include "normal.h"
+#include "param_source.h"
+#include "torch_generator.h"
+#include "torch_multihead_attention.h"
+
+enum { EMBED = 768, HEADS = 12 };
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+// ---------------------------------------------------------------------------
+// parameters: torch's generator, with normal_ (MHAEinsum draws torch.randn)
+// ---------------------------------------------------------------------------
+typedef struct {
+    TorchGenerator g;
+    RandomSource rs;
+    ParamSource inner;  // param_source_random(&rs): uniform_, rand, dropout noise
+} Draws;
+
+static void d_uniform_(void *ctx, const char *name, Tensor t, double from, double to) {
+    Draws *d = ctx;
+    d->inner.uniform_(d->inner.ctx, name, t, from, to);
+}
+static void d_rand(void *ctx, const char *name, Tensor t) {
+    Draws *d = ctx;
+    d->inner.rand(d->inner.ctx, name, t);
+}
+static void d_dropout_noise(void *ctx, const char *name, Tensor noise, double p) {
+    Draws *d = ctx;
+    d->inner.dropout_noise(d->inner.ctx, name, noise, p);
+}
+static void d_normal_(void *ctx, const char *name, Tensor t, double mean, double std) {
+    (void)name;
+    Draws *d = ctx;
+    normal_fill(t.data, numel(t), mean, std, &d->g);
+}
+
+// d must stay where it is while the source is used
+static ParamSource draws_init(Draws *d, uint64_t seed) {
+    torch_manual_seed(&d->g, seed);
+    d->rs = torch_generator_source(&d->g);
+    d->inner = param_source_random(&d->rs);
+    return (ParamSource){d_uniform_, d_rand, d_dropout_noise, d_normal_, d};
+}
+
+// ---------------------------------------------------------------------------
+// the implementations, as the chapter makes them
+// ---------------------------------------------------------------------------
+typedef struct {
+    MultiHeadAttentionWrapper wrapper;          // 1. Ch03_MHA_Wrapper
+    MultiHeadAttention ch03;                    // 2. Ch03_MHA, materialised
+    MultiHeadAttentionCombinedQKV combined;     // 3. MultiHeadAttentionCombinedQKV, materialised
+    MHAEinsum einsum;                           // 4. MHAEinsum, materialised
+    MultiHeadAttentionCombinedQKV sdpa;         // 5/6/9: MHAPyTorchScaledDotProduct, the exact fused attention
+    MHAPyTorchClass pytorch_default;            // 7. MHAPyTorchClass(need_weights=True)
+    MHAPyTorchClass pytorch_noweights;          // 8. MHAPyTorchClass(need_weights=False)
+    MultiHeadAttention ch03_fused;              // chapter 3's class with its attention fused
+    Tensor x;                                   // embeddings (B, T, 768)
+} Impls;
+
+static void impls_new(Impls *m, Draws *d, int B, int T) {
+    const ParamSource ps = draws_init(d, 123);
+    const Recorder none = {0};
+    // embeddings = torch.randn(batch_size, context_len, embed_dim), then the
+    // classes in the notebook's order
+    m->x = tensor_empty(SIZE(B, T, EMBED));
+    randn_fill(m->x.data, numel(m->x), &d->g);
+    m->wrapper = multihead_attention_wrapper_out_proj_new(&ps, &none, "mha_ch03_wrapper", EMBED, EMBED / HEADS, T,
+                                                          0.0, HEADS, false);
+    for (int i = 0; i < m->wrapper.num_heads; i++) m->wrapper.heads[i].materialise = true;
+    m->ch03 = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+    m->ch03.materialise = true;
+    m->combined = mha_combined_qkv_new(&ps, &none, "mha_combined_qkv", EMBED, EMBED, HEADS, T, 0.0, false);
+    m->combined.materialise = true;
+    m->einsum = mha_einsum_new(&ps, &none, "mha_einsum", EMBED, EMBED, T, 0.0, HEADS, false);
+    m->einsum.materialise = true;
+    m->sdpa = mha_sdpa_new(&ps, &none, "mha_pytorch_scaled", EMBED, EMBED, HEADS, T, 0.0, false);
+    m->pytorch_default = mha_pytorch_class_new(&ps, &none, "mha_pytorch_class_default", EMBED, EMBED, HEADS, T, 0.0,
+                                               false, true);
+    m->pytorch_default.materialise = true;
+    m->pytorch_noweights = mha_pytorch_class_new(&ps, &none, "mha_pytorch_class_noweights", EMBED, EMBED, HEADS, T,
+                                                 0.0, false, false);
+    m->pytorch_noweights.materialise = true;
+    m->ch03_fused = m->ch03;
+    m->ch03_fused.materialise = false;
+}
+
+enum { I_WRAPPER, I_CH03, I_COMBINED, I_EINSUM, I_FUSED, I_PYTORCH_DEFAULT, I_PYTORCH_NOWEIGHTS, I_CH03_FUSED,
+       I_CH03_FUSED_BACKWARD, N_JOBS };
+static const char *const job_key[N_JOBS] = {"1", "2", "3", "4", "fused", "7", "8", "2f", "2f_backward"};
+static const char *const job_name[N_JOBS] = {
+    "1 Ch03_MHA_Wrapper", "2 Ch03_MHA", "3 MultiHeadAttentionCombinedQKV", "4 MHAEinsum",
+    "5/6/9 exact fused (MHAPyTorchScaledDotProduct's stand-in)", "7 MHAPyTorchClass", "8 MHAPyTorchClass, no weights",
+    "2 Ch03_MHA, attention fused", "2 Ch03_MHA fused: forward + backward"};
+
+typedef struct {
+    Impls *m;
+    int which;
+} Job;
+
+static void free_grads(Gradients *g) {
+    for (int i = 0; i < g->n; i++) tensor_free(g->param[i].grad);
+    tensor_free(g->x);
+}
+
+static void run_job(Job *j) {
+    Impls *m = j->m;
+    Tensor out = {0};
+    switch (j->which) {
+    case I_WRAPPER: out = multihead_attention_wrapper_forward(&m->wrapper, m->x); break;
+    case I_CH03: out = multihead_attention_forward(&m->ch03, m->x); break;
+    case I_COMBINED: out = mha_combined_qkv_forward(&m->combined, m->x); break;
+    case I_EINSUM: out = mha_einsum_forward(&m->einsum, m->x); break;
+    case I_FUSED: out = mha_combined_qkv_forward(&m->sdpa, m->x); break;
+    case I_PYTORCH_DEFAULT: out = mha_pytorch_class_forward(&m->pytorch_default, m->x); break;
+    case I_PYTORCH_NOWEIGHTS: out = mha_pytorch_class_forward(&m->pytorch_noweights, m->x); break;
+    case I_CH03_FUSED: out = multihead_attention_forward(&m->ch03_fused, m->x); break;
+    case I_CH03_FUSED_BACKWARD: {
+        // x.requires_grad_(); mha_ch03(x).sum().backward(): the forward (fused,
+        // keeping q, k, v and the dropout factor) and the backward
+        static Gradients g;
+        g = multihead_attention_sum_backward(&m->ch03_fused, m->x);
+        free_grads(&g);
+        return;
+    }
+    }
+    tensor_free(out);
+}
+
+// Seconds per run: a warm-up run (the tensors' pages), then the median of
+// at least `runs`, more while under `budget` seconds, at most 9; all kept in t[].
+static double time_job(Job *j, int runs, double budget, double *t, int *n) {
+    run_job(j);
+    *n = 0;
+    const double start = now();
+    do {
+        const double t0 = now();
+        run_job(j);
+        t[(*n)++] = now() - t0;
+    } while (*n < 9 && (*n < runs || now() - start < budget));
+    double sorted[9];
+    memcpy(sorted, t, (size_t)*n * sizeof t[0]);
+    qsort(sorted, (size_t)*n, sizeof sorted[0], cmp_double);
+    return sorted[*n / 2];
+}
+
+static int times(int B, int T) {
+    fast_kernels_set_threads(1);
+    printf("C: the fast kernels' path chosen at start: %s; 1 thread; (%d, %d, %d); a warm-up run, then the median "
+           "of at least 3 runs\n", fast_kernels_path_name(), B, T, EMBED);
+    printf("RESULT path %s\n", fast_kernels_path_name());
+    static Draws d;
+    static Impls m;
+    impls_new(&m, &d, B, T);
+    for (int i = 0; i < N_JOBS; i++) {
+        Job j = {&m, i};
+        double t[9];
+        int n;
+        const double med = time_job(&j, 3, 2.0, t, &n);
+        printf("  %-58s median %8.1f ms  (", job_name[i], med * 1e3);
+        for (int k = 0; k < n; k++) printf("%s%.0f", k ? ", " : "", t[k] * 1e3);
+        printf(" ms)\n");
+        printf("RESULT time.%s %.6f\n", job_key[i], med);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------
+// the machine: the mul + add peak (as tests/bench_kernels.c measures it)
+// ---------------------------------------------------------------------------
+// Independent chains of vmulps and vaddps (7 of each, enough to cover their
+// latency on both pipes of each), the instructions the exact kernels issue.
+// GFLOP/s counting each lane of each instruction as one flop; the fastest of
+// 30 windows. zmm on AVX-512, ymm on AVX2.
+#define MULADD_ROUND(r)                                                                              \
+    "vmulps %%" r "14, %%" r "0, %%" r "0\n\tvmulps %%" r "14, %%" r "1, %%" r "1\n\t"           \
+    "vmulps %%" r "14, %%" r "2, %%" r "2\n\tvmulps %%" r "14, %%" r "3, %%" r "3\n\t"            \
+    "vmulps %%" r "14, %%" r "4, %%" r "4\n\tvmulps %%" r "14, %%" r "5, %%" r "5\n\t"            \
+    "vmulps %%" r "14, %%" r "6, %%" r "6\n\t"                                                   \
+    "vaddps %%" r "15, %%" r "7, %%" r "7\n\tvaddps %%" r "15, %%" r "8, %%" r "8\n\t"            \
+    "vaddps %%" r "15, %%" r "9, %%" r "9\n\tvaddps %%" r "15, %%" r "10, %%" r "10\n\t"          \
+    "vaddps %%" r "15, %%" r "11, %%" r "11\n\tvaddps %%" r "15, %%" r "12, %%" r "12\n\t"        \
+    "vaddps %%" r "15, %%" r "13, %%" r "13\n\t"
+#define MULADD_ZERO(r)                                                                               \
+    "vxorps %%" r "0, %%" r "0, %%" r "0\n\tvxorps %%" r "1, %%" r "1, %%" r "1\n\t"              \
+    "vxorps %%" r "2, %%" r "2, %%" r "2\n\tvxorps %%" r "3, %%" r "3, %%" r "3\n\t"              \
+    "vxorps %%" r "4, %%" r "4, %%" r "4\n\tvxorps %%" r "5, %%" r "5, %%" r "5\n\t"              \
+    "vxorps %%" r "6, %%" r "6, %%" r "6\n\tvxorps %%" r "7, %%" r "7, %%" r "7\n\t"              \
+    "vxorps %%" r "8, %%" r "8, %%" r "8\n\tvxorps %%" r "9, %%" r "9, %%" r "9\n\t"              \
+    "vxorps %%" r "10, %%" r "10, %%" r "10\n\tvxorps %%" r "11, %%" r "11, %%" r "11\n\t"        \
+    "vxorps %%" r "12, %%" r "12, %%" r "12\n\tvxorps %%" r "13, %%" r "13, %%" r "13\n\t"        \
+    "vxorps %%" r "14, %%" r "14, %%" r "14\n\tvxorps %%" r "15, %%" r "15, %%" r "15\n\t"
+#define MULADD_BLOCK(r) MULADD_ZERO(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) \
+    MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) "vzeroupper\n\t"
+#define MULADD_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
+    "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+static double measure_mul_add_peak(int avx512) {
+    __builtin_cpu_init();
+    if (avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) return 0;
+    const long passes = 20000;  // x 8 rounds x 14 instructions
+    double best = 0;
+    for (int rep = 0; rep < 30; rep++) {
+        const double t0 = now();
+        for (long i = 0; i < passes; i++) {
+            if (avx512) __asm__ volatile(MULADD_BLOCK("zmm")::: MULADD_CLOBBERS);
+            else __asm__ volatile(MULADD_BLOCK("ymm")::: MULADD_CLOBBERS);
+        }
+        const double gflops = (double)passes * 8 * 14 * (avx512 ? 16 : 8) / (now() - t0) * 1e-9;
+        if (gflops > best) best = gflops;
+    }
+    return best;
+}
+
+// The flops the causal result needs, counting a multiply-add as 2: the four
+// projections (queries, keys, values, out_proj), 2 * B * T * d * d each, and
+// per head the products q . k and w . v over the causal triangle only,
+// 2 * B * h * hd * T (T + 1) / 2 each (the mask's -inf and the softmax's
+// exp, sum and scale not counted).
+static double causal_flops(int B, int T) {
+    const double d = EMBED, hd = EMBED / HEADS, tri = (double)T * (T + 1) / 2;
+    return 4 * 2.0 * B * T * d * d + 2 * 2.0 * B * HEADS * hd * tri;
+}
+
+static int machine(void) {
+    fast_kernels_set_threads(1);
+    const int path = fast_kernels_path();
+    const double peak = path == FAST_PATH_SCALAR ? 0 : measure_mul_add_peak(path == FAST_PATH_AVX512);
+    printf("mul + add peak measured on the chosen path (%s: independent vmulps + vaddps chains, %s): %.1f GFLOP/s\n",
+           fast_kernels_path_name(), path == FAST_PATH_AVX512 ? "zmm" : "ymm", peak);
+    printf("RESULT path %s\nRESULT peak %.3f\n", fast_kernels_path_name(), peak);
+    static const int sizes[2][2] = {{8, 1024}, {1, 16384}};
+    for (int s = 0; s < 2; s++) {
+        const int B = sizes[s][0], T = sizes[s][1];
+        Draws d;
+        const ParamSource ps = draws_init(&d, 123);
+        const Recorder none = {0};
+        Tensor x = tensor_empty(SIZE(B, T, EMBED));
+        randn_fill(x.data, numel(x), &d.g);
+        MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+        // at 16384 tokens one run takes seconds: a warm-up only at 1024
+        const int runs = T > 4096 ? 1 : 3;
+        double t[3];
+        if (runs > 1) tensor_free(multihead_attention_forward(&m, x));
+        for (int r = 0; r < runs; r++) {
+            const double t0 = now();
+            Tensor out = multihead_attention_forward(&m, x);
+            t[r] = now() - t0;
+            tensor_free(out);
+        }
+        qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+        const double sec = t[runs / 2], gf = causal_flops(B, T) / sec * 1e-9;
+        printf("fused forward (%d, %d, %d): %.1f GFLOP counted, %s %.3f s, %.1f GFLOP/s = %.1f%% of the peak\n", B, T,
+               EMBED, causal_flops(B, T) * 1e-9, runs > 1 ? "median of 3 (after a warm-up)" : "one run", sec, gf,
+               peak > 0 ? 100 * gf / peak : 0.0);
+        printf("RESULT fused.%d.%d %.6f %.3f %.3f\n", B, T, sec, causal_flops(B, T) * 1e-9, gf);
+        fflush(stdout);
+        tensor_free(x);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------
+// memory: one forward at (1, T, 768), then this process's peak RSS
+// ---------------------------------------------------------------------------
+
+static float *floats(long n) {
+    float *p = malloc((size_t)n * sizeof(float));
+    if (!p) {
+        fprintf(stderr, "bench_bonus: out of memory (%ld floats)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+// Chapter 3's forward with every (1, 12, T, T) tensor torch holds at once
+// (attn_scores, attn_scores / sqrt(hd), attn_weights), written on
+// fast_kernels.h with malloc'd buffers, past the library's 2^26-element
+// limit: the module's materialised path (attention_heads in
+// multihead_attention.c), step for step, at any T memory allows.
+// out (T, d), x (T, d), w_q, w_k, w_v, w_o (d, d) nn.Linear layout, b_o (d)
+static void materialised_raw(float *out, const float *x, const float *w_q, const float *w_k, const float *w_v,
+                             const float *w_o, const float *b_o, int T) {
+    const int d = EMBED, H = HEADS, hd = EMBED / HEADS;
+    const long td = (long)T * d, htt = (long)H * T * T;
+    float *keys = floats(td), *queries = floats(td), *values = floats(td);  // (T, d)
+    float *k = floats(td), *q = floats(td), *v = floats(td), *ctx_h = floats(td), *ctx = floats(td);  // (H, T, hd)
+    float *scores = floats(htt), *scaled = floats(htt), *weights = floats(htt);  // (H, T, T)
+    fast_matmul_wt_bias(keys, x, w_k, NULL, T, d, d);
+    fast_matmul_wt_bias(queries, x, w_q, NULL, T, d, d);
+    fast_matmul_wt_bias(values, x, w_v, NULL, T, d, d);
+    fast_split_heads(k, keys, 1, T, H, hd);
+    fast_split_heads(q, queries, 1, T, H, hd);
+    fast_split_heads(v, values, 1, T, H, hd);
+    fast_bmm_wt(scores, q, k, H, T, hd, T);  // queries @ keys.transpose(2, 3)
+    const float scale = (float)pow((double)hd, 0.5);
+    for (long r = 0; r < (long)H * T; r++) {  // masked_fill_(mask_bool, -inf), then / sqrt(hd)
+        float *row = scores + r * T, *srow = scaled + r * T;
+        const long i = r % T;
+        for (long j = i + 1; j < T; j++) row[j] = -INFINITY;
+        for (long j = 0; j < T; j++) srow[j] = row[j] / scale;
+    }
+    fast_softmax_rows(weights, scaled, (long)H * T, T);
+    fast_bmm(ctx_h, weights, v, H, T, T, hd);  // attn_weights @ values
+    fast_merge_heads(ctx, ctx_h, 1, H, T, hd);
+    fast_matmul_wt_bias(out, ctx, w_o, b_o, T, d, d);
+    float *all[] = {keys, queries, values, k, q, v, ctx_h, ctx, scores, scaled, weights};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]);
+}
+
+static int memory(const char *mode, int T) {
+    const bool materialise = strcmp(mode, "materialised") == 0, raw = strcmp(mode, "materialised-raw") == 0;
+    if (!materialise && !raw && strcmp(mode, "fused") != 0) {
+        fprintf(stderr, "bench_bonus memory: expected fused, materialised or materialised-raw, found %s\n", mode);
+        return 2;
+    }
+    if (raw) {
+        fast_kernels_set_threads(1);
+        Draws d;
+        const ParamSource ps = draws_init(&d, 123);
+        const Recorder none = {0};
+        Tensor x = tensor_empty(SIZE(1, T, EMBED));
+        randn_fill(x.data, numel(x), &d.g);
+        MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+        float *out = floats((long)T * EMBED);
+        const double t0 = now();
+        materialised_raw(out, x.data, m.W_query.weight.data, m.W_key.weight.data, m.W_value.weight.data,
+                         m.out_proj.weight.data, m.out_proj.bias.data, T);
+        const double sec = now() - t0;
+        // the same bits as the module's fused forward (a check that this is chapter 3's forward)
+        Tensor want = multihead_attention_forward(&m, x);
+        const bool same = memcmp(want.data, out, (size_t)T * EMBED * sizeof(float)) == 0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("materialised (raw fast kernels) forward (1, %d, %d): %.3f s, peak RSS %.1f MiB, %s the module's bits\n",
+               T, EMBED, sec, (double)ru.ru_maxrss / 1024, same ? "the same as" : "NOT");
+        printf("RESULT memory %ld %.6f %s\n", ru.ru_maxrss, sec, same ? "same_bits" : "differs");
+        free(out);
+        return 0;
+    }
+    fast_kernels_set_threads(1);
+    Draws d;
+    const ParamSource ps = draws_init(&d, 123);
+    const Recorder none = {0};
+    Tensor x = tensor_empty(SIZE(1, T, EMBED));
+    randn_fill(x.data, numel(x), &d.g);
+    MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+    m.materialise = materialise;
+    const double t0 = now();
+    Tensor out = multihead_attention_forward(&m, x);
+    const double sec = now() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%s forward (1, %d, %d): %.3f s, peak RSS %.1f MiB\n", mode, T, EMBED, sec, (double)ru.ru_maxrss / 1024);
+    printf("RESULT memory %ld %.6f\n", ru.ru_maxrss, sec);
+    tensor_free(out);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "times") == 0 && (argc == 2 || argc == 4))
+        return times(argc == 4 ? atoi(argv[2]) : 8, argc == 4 ? atoi(argv[3]) : 1024);
+    if (argc == 2 && strcmp(argv[1], "machine") == 0) return machine();
+    if (argc == 4 && strcmp(argv[1], "memory") == 0) return memory(argv[2], atoi(argv[3]));
+    fprintf(stderr, "usage: bench_bonus times [B T] | machine | memory fused|materialised|materialised-raw T\n");
+    return 2;
+}
