@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fast_kernels.h"
+#include "harness.h"
 #include "kernels.h"
 #include "pcg32.h"
 
@@ -100,50 +101,6 @@ static double measure_ghz(void) {
     return best;
 }
 
-// The core's mul + add peak, measured: independent chains of vmulps and
-// vaddps (7 of each, enough to cover their latency on both pipes of each),
-// the instructions the exact kernels issue. GFLOP/s counting each lane of
-// each instruction as one flop; the fastest of 30 windows. zmm on AVX-512,
-// ymm on AVX2; 0 if the CPU lacks it.
-#define MULADD_ROUND(r)                                                                              \
-    "vmulps %%" r "14, %%" r "0, %%" r "0\n\tvmulps %%" r "14, %%" r "1, %%" r "1\n\t"           \
-    "vmulps %%" r "14, %%" r "2, %%" r "2\n\tvmulps %%" r "14, %%" r "3, %%" r "3\n\t"            \
-    "vmulps %%" r "14, %%" r "4, %%" r "4\n\tvmulps %%" r "14, %%" r "5, %%" r "5\n\t"            \
-    "vmulps %%" r "14, %%" r "6, %%" r "6\n\t"                                                   \
-    "vaddps %%" r "15, %%" r "7, %%" r "7\n\tvaddps %%" r "15, %%" r "8, %%" r "8\n\t"            \
-    "vaddps %%" r "15, %%" r "9, %%" r "9\n\tvaddps %%" r "15, %%" r "10, %%" r "10\n\t"          \
-    "vaddps %%" r "15, %%" r "11, %%" r "11\n\tvaddps %%" r "15, %%" r "12, %%" r "12\n\t"        \
-    "vaddps %%" r "15, %%" r "13, %%" r "13\n\t"
-#define MULADD_ZERO(r)                                                                               \
-    "vxorps %%" r "0, %%" r "0, %%" r "0\n\tvxorps %%" r "1, %%" r "1, %%" r "1\n\t"              \
-    "vxorps %%" r "2, %%" r "2, %%" r "2\n\tvxorps %%" r "3, %%" r "3, %%" r "3\n\t"              \
-    "vxorps %%" r "4, %%" r "4, %%" r "4\n\tvxorps %%" r "5, %%" r "5, %%" r "5\n\t"              \
-    "vxorps %%" r "6, %%" r "6, %%" r "6\n\tvxorps %%" r "7, %%" r "7, %%" r "7\n\t"              \
-    "vxorps %%" r "8, %%" r "8, %%" r "8\n\tvxorps %%" r "9, %%" r "9, %%" r "9\n\t"              \
-    "vxorps %%" r "10, %%" r "10, %%" r "10\n\tvxorps %%" r "11, %%" r "11, %%" r "11\n\t"        \
-    "vxorps %%" r "12, %%" r "12, %%" r "12\n\tvxorps %%" r "13, %%" r "13, %%" r "13\n\t"        \
-    "vxorps %%" r "14, %%" r "14, %%" r "14\n\tvxorps %%" r "15, %%" r "15, %%" r "15\n\t"
-#define MULADD_BLOCK(r) MULADD_ZERO(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) \
-    MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) MULADD_ROUND(r) "vzeroupper\n\t"
-#define MULADD_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
-    "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
-
-static double measure_mul_add_peak(int avx512) {
-    __builtin_cpu_init();
-    if (avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) return 0;
-    const long passes = 20000;  // x 8 rounds x 14 instructions
-    double best = 0;
-    for (int rep = 0; rep < 30; rep++) {
-        const double t0 = now();
-        for (long i = 0; i < passes; i++) {
-            if (avx512) __asm__ volatile(MULADD_BLOCK("zmm")::: MULADD_CLOBBERS);
-            else __asm__ volatile(MULADD_BLOCK("ymm")::: MULADD_CLOBBERS);
-        }
-        const double gflops = (double)passes * 8 * 14 * (avx512 ? 16 : 8) / (now() - t0) * 1e-9;
-        if (gflops > best) best = gflops;
-    }
-    return best;
-}
 
 static double cpuinfo_mhz(void) {
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -277,7 +234,7 @@ static void bench_kernels(int best, int chosen, double ghz) {
     // the backward's products against the measured mul + add peak of the
     // path chosen at start (zmm for AVX-512, ymm for AVX2; both printed: on a
     // core that splits 512-bit instructions in two they are the same)
-    const double peak_ymm = measure_mul_add_peak(0), peak_zmm = best == FAST_PATH_AVX512 ? measure_mul_add_peak(1) : 0;
+    const double peak_ymm = harness_mul_add_peak(0), peak_zmm = best == FAST_PATH_AVX512 ? harness_mul_add_peak(1) : 0;
     const double peak = chosen == FAST_PATH_AVX512 ? peak_zmm : peak_ymm;
     printf("\nmul + add peak measured (independent vmulps + vaddps chains): ymm %.0f GFLOP/s", peak_ymm);
     if (peak_zmm > 0) printf(", zmm %.0f GFLOP/s", peak_zmm);

@@ -123,6 +123,10 @@ int write_endless_opens(int64_t file, int links);
 // The median of v[0..n-1] (n >= 1; v is sorted in place).
 double harness_median(double *v, int n);
 
+// The core's mul + add peak in GFLOP/s, measured (benchmarks): independent
+// chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them.
+double harness_mul_add_peak(int avx512);
+
 // Whether a driver runs its whole selection: --full among argv[1..], or
 // LITATTN_TESTS=full (meson test --setup full). Any other value of
 // LITATTN_TESTS but default is refused: one line naming `driver`, exit 2.
