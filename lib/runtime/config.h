@@ -29,7 +29,9 @@ bool has_input(const char *name);
 // An output the fixture records (a gradient): float32 of shape `want`, or,
 // too large to commit, a digest "<name>.sha256" with "<name>.shape" that
 // shape. Only the record is checked, not its values; a fixture without it,
-// or with another type or shape, ends the chapter in one line.
+// or with another type or shape, ends the chapter in one line. With sizes
+// of one's own (--context-len, --batch-size) nothing is checked: the
+// fixture's outputs are of the book's sizes.
 void expect_output(const char *name, Size want);
 
 int setting_int(const char *name, int book);
