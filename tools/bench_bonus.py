@@ -301,12 +301,12 @@ def main(argv):
     for k, label in IMPLS:
         tk = "2" if k == "fused" else k
         ov = ob["forward_backward"].get(tk) if ob and k != "fused" else None
-        cv = c_fwdbwd.get("2") if k in ("2", "fused") else None
+        cv = c_fwdbwd.get(tk)
         cs = fmt_ms(cv) if cv else f"{'n/a':>9}"
         note = f"{cv / ov:19.2f}" if cv and ov else ("   n/a: no C backward yet" if not cv else "")
         print(f"{label:34} {cs} {fmt_ms(ov):>15} {note}")
-    print("(C's backward of 2 runs the fused forward, keeping q, k, v; 5/6/9 is that same module and backward; "
-          "the reference BLAS is not timed here: minutes per run)")
+    print("(C's backward of 1, 3 and 4 as the chapter's cells run it; of 2 over the fused forward, keeping q, k, "
+          "v; 5/6/9 is that same module and backward; the reference BLAS is not timed here: minutes per run)")
 
     # 3. against the machine
     print()
