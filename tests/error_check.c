@@ -813,12 +813,7 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 int main(int argc, char **argv) {
     g.cpu_limit = __sanitizer_set_death_callback ? 4.0 : 1.0;
     // meson test --setup full sets LITATTN_TESTS=full: every case.
-    const char *tests = getenv("LITATTN_TESTS");
-    if (tests && *tests && strcmp(tests, "full") != 0 && strcmp(tests, "default") != 0) {
-        fprintf(stderr, "error_check: LITATTN_TESTS is '%s': expected full or default\n", tests);
-        return 2;
-    }
-    g.full = tests && !strcmp(tests, "full");
+    g.full = harness_full_selection("error_check", argc, argv);
     const char *table = NULL;
     int i = 1, list = 0;
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {

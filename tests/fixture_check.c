@@ -463,12 +463,7 @@ int main(int argc, char **argv) {
     int threads = 1;
     const char *sweep_dir = NULL;
     // meson test --setup full sets LITATTN_TESTS=full: every configuration.
-    const char *tests = getenv("LITATTN_TESTS");
-    if (tests && *tests && strcmp(tests, "full") != 0 && strcmp(tests, "default") != 0) {
-        fprintf(stderr, "fixture_check: LITATTN_TESTS is '%s': expected full or default\n", tests);
-        return 2;
-    }
-    int full = tests && !strcmp(tests, "full");
+    int full = harness_full_selection("fixture_check", argc, argv);
     int i = 1;
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
         if (!strcmp(argv[i], "--from-seed")) opt.from_seed = 1;

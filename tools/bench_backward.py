@@ -64,7 +64,11 @@ def main(argv):
     rounds = 5
     if "--rounds" in argv:
         i = argv.index("--rounds")
-        rounds = int(argv[i + 1])
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if not value.isdigit() or int(value) < 1:
+            print(f"bench_backward.py: --rounds: expected a count of 1 or more, found '{value}'", file=sys.stderr)
+            return 2
+        rounds = int(value)
         argv = argv[:i] + argv[i + 2:]
     if len(argv) not in (1, 2):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
