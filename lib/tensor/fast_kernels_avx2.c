@@ -153,9 +153,9 @@ static inline float row_max(const float *x, int n) {
 // e = exp(x - max) stored, and reduce_all(+) over e in the same lane order
 // (lane l: e[l] + e[l+8] + ..., tail lanes only, then the tree): fusing the
 // store and the sum changes no operation. Pass 3: one 1/sum, one multiply
-// per element.
-static void softmax_row_avx2(float *out, const float *x, int n) {
-    const __m256 max = _mm256_set1_ps(row_max(x, n));
+// per element. out may be x.
+static inline void softmax_from_max(float *out, const float *x, int n, float max_s) {
+    const __m256 max = _mm256_set1_ps(max_s);
     __m256 acc = exp8(_mm256_sub_ps(_mm256_loadu_ps(x), max));
     _mm256_storeu_ps(out, acc);
     int d = LANES;
@@ -174,6 +174,34 @@ static void softmax_row_avx2(float *out, const float *x, int n) {
     const __m256 inv = _mm256_set1_ps(1.0f / tree_add(acc));
     for (d = 0; d + LANES <= n; d += LANES) _mm256_storeu_ps(out + d, _mm256_mul_ps(_mm256_loadu_ps(out + d), inv));
     if (t > 0) _mm256_maskstore_ps(out + d, tail, _mm256_mul_ps(_mm256_maskload_ps(out + d, tail), inv));
+}
+
+static void softmax_row_avx2(float *out, const float *x, int n) { softmax_from_max(out, x, n, row_max(x, n)); }
+
+// x (n,), n >= 8 -> out (n,) = softmax_row(x / s), div_scalar's true
+// division first, or x * r where the caller knows that r = 1 / s gives the
+// same rounding. Pass 1 stores each quotient and takes the running max of
+// what it stores, lane by lane as row_max would over it afterwards; then
+// passes 2 and 3 of softmax_row. out may be x.
+static void softmax_row_scaled_avx2(float *out, const float *x, int n, float s, int by_reciprocal) {
+    const __m256 d_s = _mm256_set1_ps(by_reciprocal ? 1.0f / s : s);
+#define SCALED(v) (by_reciprocal ? _mm256_mul_ps((v), d_s) : _mm256_div_ps((v), d_s))
+    __m256 acc = SCALED(_mm256_loadu_ps(x));
+    _mm256_storeu_ps(out, acc);
+    int d = LANES;
+    for (; d + LANES <= n; d += LANES) {
+        const __m256 y = SCALED(_mm256_loadu_ps(x + d));
+        _mm256_storeu_ps(out + d, y);
+        acc = vec_max(acc, y);
+    }
+    if (d < n) {
+        const __m256i tail = first_lanes(n - d);
+        const __m256 y = SCALED(_mm256_maskload_ps(x + d, tail));
+        _mm256_maskstore_ps(out + d, tail, y);
+        acc = _mm256_blendv_ps(acc, vec_max(acc, y), _mm256_castsi256_ps(tail));
+    }
+#undef SCALED
+    softmax_from_max(out, out, n, tree_max(acc));
 }
 
 // dy, y (n,), n >= 8 -> dx (n,): softmax_rows_backward's row
@@ -302,6 +330,14 @@ static void div_scalar_avx2(float *out, const float *x, float s, long n) {
     for (; i < n; i++) out[i] = x[i] / s;
 }
 
+// out (n,) = x (n,) * s, each element rounded once; out may be x
+static void mul_scalar_avx2(float *out, const float *x, float s, long n) {
+    const __m256 m = _mm256_set1_ps(s);
+    long i = 0;
+    for (; i + LANES <= n; i += LANES) _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), m));
+    for (; i < n; i++) out[i] = x[i] * s;
+}
+
 // ---------------------------------------------------------------------------
 // transpose: one 8 x 8 block in registers
 // ---------------------------------------------------------------------------
@@ -336,10 +372,12 @@ const FastIsa fast_isa_avx2 = {
     .nc = 1024,
     .gemm_tile = gemm_tile_6x16,
     .softmax_row = softmax_row_avx2,
+    .softmax_row_scaled = softmax_row_scaled_avx2,
     .softmax_backward_row = softmax_backward_row_avx2,
     .sum_row = sum_row_avx2,
     .exp = exp_avx2,
     .dropout_block = dropout_block_avx2,
     .transpose_8x8 = transpose_8x8_avx2,
     .div_scalar = div_scalar_avx2,
+    .mul_scalar = mul_scalar_avx2,
 };

@@ -19,6 +19,10 @@ typedef struct {
                       const float *bias);
     // out (n,) = softmax_row(x (n,)), n >= 8
     void (*softmax_row)(float *out, const float *x, int n);
+    // out (n,) = softmax_row(x (n,) / s), n >= 8: each x / s rounded first
+    // (by_reciprocal: computed as x * (1 / s), which the caller knows to be
+    // the same rounding); out may be x
+    void (*softmax_row_scaled)(float *out, const float *x, int n, float s, int by_reciprocal);
     // dx (n,) = softmax_rows_backward of one row dy, y (n,), n >= 8
     // (8 lanes on every path: the lanes are torch's AVX2 order)
     void (*softmax_backward_row)(float *dx, const float *dy, const float *y, int n);
@@ -34,6 +38,8 @@ typedef struct {
     void (*transpose_8x8)(float *out, long ldo, const float *a, long lda);
     // out (n,) = x (n,) / s, a true division per element (out may be x)
     void (*div_scalar)(float *out, const float *x, float s, long n);
+    // out (n,) = x (n,) * s, each element rounded once (out may be x)
+    void (*mul_scalar)(float *out, const float *x, float s, long n);
 } FastIsa;
 
 extern const FastIsa fast_isa_avx2;
