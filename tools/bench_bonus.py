@@ -323,6 +323,7 @@ def main(argv):
             gf = float(v[2])
             report["machine"]["fused"].append({"batch": int(b), "T": int(t), "seconds": float(v[0]),
                                                "gflop": float(v[1]), "gflops": gf,
+                                               "first_run_seconds": float(v[3]) if len(v) > 3 else None,
                                                "fraction": gf / peak if peak else None})
     print("counted: the 4 projections, 2*B*T*d*d flops each, and per head q.k and w.v over the causal triangle, "
           "2*B*h*hd*T(T+1)/2 each (a multiply-add = 2 flops); goal: at least 70% of the peak")
