@@ -237,9 +237,18 @@ typedef struct {
     float *bias_pad;     // (N rounded up to nr): the bias, zero-padded, or NULL
 } Gemm;
 
+// Depths up to this many run as one block (kc = K): each tile then sums its
+// whole depth in registers, storing c once, and reads its rows of a front to
+// back. For the projections' (16384, 768) @ (768, 768)^T on a Zen 4 that is
+// 8-11 % faster than blocks of 256 (the whole process, paired runs).
+#define GEMM_WHOLE_DEPTH 768
+
+// The depth block of a product of depth K: all of it, or the path's kc.
+static int depth_block(const FastIsa *isa, int K) { return K <= GEMM_WHOLE_DEPTH ? K : isa->kc; }
+
 // Floats of one thread's pa, pb and tile, each rounded up to 64 bytes.
 static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
-    const long kc = min_l(isa->kc, K);
+    const long kc = min_l(depth_block(isa, K), K);
     size[0] = round_up(round_up(isa->mc, isa->mr) * kc, 16);  // a whole (mc, kc) block of a^T, or an edge
     size[1] = round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16);
     size[2] = round_up((long)isa->mr * isa->nr, 16);
@@ -351,7 +360,8 @@ static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int he
 }
 
 // out rows [m0, m1) of product p, blocked: column blocks of nc, depth blocks
-// of kc (b's block packed, (kc, nc): L2), row blocks of mc (a's (mc, kc)
+// of kc (depth_block: the whole depth up to GEMM_WHOLE_DEPTH; b's block
+// packed, (kc, nc): L2), row blocks of mc (a's (mc, kc)
 // block stays in L2 while the column panels (kc, nr: L1) sweep past it),
 // then mr x nr register tiles. The tiles read a's rows in place (rows K
 // apart); only a bottom edge of fewer than mr rows is copied, zero-padded,
@@ -359,14 +369,14 @@ static void run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int he
 // the previous block stored (first: from +0; last: then the bias).
 static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int m1) {
     const FastIsa *isa = g->isa;
-    const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr;
+    const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr, kcb = depth_block(isa, K);
     const float *a = g->a + p * M * K, *b = g->b + p * K * N;
     float *out = g->out + p * M * N;
     const int m_full = m0 + (m1 - m0) / mr * mr;  // rows from m_full on are the bottom edge
     for (int jc = 0; jc < N; jc += isa->nc) {
         const int nc = (int)min_l(isa->nc, N - jc);
-        for (int pc = 0; pc < K; pc += isa->kc) {
-            const int kc = (int)min_l(isa->kc, K - pc);
+        for (int pc = 0; pc < K; pc += kcb) {
+            const int kc = (int)min_l(kcb, K - pc);
             const int last = pc + kc == K;
             // (a depth block none of these rows needs: nothing to pack)
             if ((g->zeros == GEMM_ZEROS_ABOVE && pc >= m1) || (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= m0)) continue;
@@ -384,7 +394,7 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
                         // the depth blocks this tile's rows need, and the one it starts in
                         if (g->zeros == GEMM_ZEROS_ABOVE && pc >= i + height) continue;
                         if (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= i) continue;
-                        const int first = pc == (g->zeros == GEMM_ZEROS_BELOW ? i / isa->kc * isa->kc : 0);
+                        const int first = pc == (g->zeros == GEMM_ZEROS_BELOW ? i / kcb * kcb : 0);
                         const float *a_rows = g->a_t ? buf->pa + (long)ir * kc : edge ? buf->pa : a + (long)i * K + pc;
                         float *c = out + (long)i * N + jc + jr;
                         run_tile(g, buf, c, N, height, width, a_rows, g->a_t || edge ? kc : K, pb, kc, first, bias);
