@@ -14,10 +14,9 @@
 // (lib/tensor/fast_kernels.h fast_attention) stands in, which never holds a
 // (T, T) tensor, and the chapter shows that it gives chapter 3's bits.
 //
-// Beyond the notebook, after implementations 1 to 4 a cell of our own runs
-// loss = out.sum(); loss.backward() and prints the shape of every gradient
-// (--dump keeps them; torch's autograd's bits). nn.MultiheadAttention's
-// backward (7 and 8) is a later stage.
+// Beyond the notebook, after implementations 1 to 4, 7 and 8 a cell of our
+// own runs loss = out.sum(); loss.backward() and prints the shape of every
+// gradient (--dump keeps them; torch's autograd's bits).
 //
 // --context-len N and --batch-size B (the notebook's variables) run it all
 // at other sizes, drawn in C; past the limit of a materialised (T, T)
@@ -153,6 +152,10 @@ int main(int argc, char **argv) {
         Tensor out = mha_pytorch_class_forward(&mha_pytorch_class_default, embeddings);
         print(shape(out));
         keep("mha_pytorch_class_default(embeddings)", out);
+        Beyond("embeddings.requires_grad_(); loss = mha_pytorch_class_default(embeddings).sum(); loss.backward()");
+        Gradients grads = mha_pytorch_class_sum_backward(&mha_pytorch_class_default, embeddings);
+        keep_grads(&grads, "embeddings (mha_pytorch_class_default)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 8. Using PyTorch's torch.nn.MultiheadAttention with `scaled_dot_product_attention`
@@ -164,6 +167,10 @@ int main(int argc, char **argv) {
         Tensor out = mha_pytorch_class_forward(&mha_pytorch_class_noweights, embeddings);
         print(shape(out));
         keep("mha_pytorch_class_noweights(embeddings)", out);
+        Beyond("embeddings.requires_grad_(); loss = mha_pytorch_class_noweights(embeddings).sum(); loss.backward()");
+        Gradients grads = mha_pytorch_class_sum_backward(&mha_pytorch_class_noweights, embeddings);
+        keep_grads(&grads, "embeddings (mha_pytorch_class_noweights)");
+        print_grad_shapes(&grads, "embeddings");
     }
 
     // ## 9. Using PyTorch's FlexAttention

@@ -6,7 +6,7 @@
 //   bench_bonus times [B T]        each implementation's forward at (B, T, 768), one thread
 //                                  (default: the notebook's (8, 1024, 768)), and the forward +
 //                                  backward (x.requires_grad_(); m(x).sum().backward()) of 1, 3,
-//                                  4 and chapter 3's MultiHeadAttention with its forward fused
+//                                  4, 7, 8 and chapter 3's MultiHeadAttention with its forward fused
 //   bench_bonus machine            the mul + add peak (independent vmulps + vaddps chains on the
 //                                  path the kernels chose), and the fused forward's GFLOP/s at
 //                                  (8, 1024, 768) and (1, 16384, 768), after a warm-up (the
@@ -138,14 +138,16 @@ static void impls_new(Impls *m, Draws *d, int B, int T) {
 }
 
 enum { I_WRAPPER, I_CH03, I_COMBINED, I_EINSUM, I_FUSED, I_PYTORCH_DEFAULT, I_PYTORCH_NOWEIGHTS, I_CH03_FUSED,
-       I_CH03_FUSED_BACKWARD, I_WRAPPER_BACKWARD, I_COMBINED_BACKWARD, I_EINSUM_BACKWARD, N_JOBS };
+       I_CH03_FUSED_BACKWARD, I_WRAPPER_BACKWARD, I_COMBINED_BACKWARD, I_EINSUM_BACKWARD,
+       I_PYTORCH_DEFAULT_BACKWARD, I_PYTORCH_NOWEIGHTS_BACKWARD, N_JOBS };
 static const char *const job_key[N_JOBS] = {"1", "2", "3", "4", "fused", "7", "8", "2f", "2f_backward",
-                                            "1_backward", "3_backward", "4_backward"};
+                                            "1_backward", "3_backward", "4_backward", "7_backward", "8_backward"};
 static const char *const job_name[N_JOBS] = {
     "1 Ch03_MHA_Wrapper", "2 Ch03_MHA", "3 MultiHeadAttentionCombinedQKV", "4 MHAEinsum",
     "5/6/9 exact fused (MHAPyTorchScaledDotProduct's stand-in)", "7 MHAPyTorchClass", "8 MHAPyTorchClass, no weights",
     "2 Ch03_MHA, attention fused", "2 Ch03_MHA fused: forward + backward", "1 Ch03_MHA_Wrapper: forward + backward",
-    "3 MultiHeadAttentionCombinedQKV: forward + backward", "4 MHAEinsum: forward + backward"};
+    "3 MultiHeadAttentionCombinedQKV: forward + backward", "4 MHAEinsum: forward + backward",
+    "7 MHAPyTorchClass: forward + backward", "8 MHAPyTorchClass, no weights: forward + backward"};
 
 typedef struct {
     Impls *m;
@@ -179,11 +181,16 @@ static void run_job(Job *j) {
     }
     case I_WRAPPER_BACKWARD:
     case I_COMBINED_BACKWARD:
-    case I_EINSUM_BACKWARD: {
+    case I_EINSUM_BACKWARD:
+    case I_PYTORCH_DEFAULT_BACKWARD:
+    case I_PYTORCH_NOWEIGHTS_BACKWARD: {
         // x.requires_grad_(); m(x).sum().backward(), as the chapter's cells run it
         Gradients g = j->which == I_WRAPPER_BACKWARD    ? multihead_attention_wrapper_sum_backward(&m->wrapper, m->x)
                       : j->which == I_COMBINED_BACKWARD ? mha_combined_qkv_sum_backward(&m->combined, m->x)
-                                                        : mha_einsum_sum_backward(&m->einsum, m->x);
+                      : j->which == I_EINSUM_BACKWARD   ? mha_einsum_sum_backward(&m->einsum, m->x)
+                      : j->which == I_PYTORCH_DEFAULT_BACKWARD
+                          ? mha_pytorch_class_sum_backward(&m->pytorch_default, m->x)
+                          : mha_pytorch_class_sum_backward(&m->pytorch_noweights, m->x);
         free_grads(&g);
         return;
     }

@@ -33,6 +33,7 @@
 #include "recorder.h"
 #include "self_attention.h"
 #include "tensor.h"
+#include "torch_multihead_attention.h"
 #include "ulp.h"
 
 static int failures, tensors;
@@ -280,6 +281,29 @@ static void test_module(Fixture *fx, const char *name) {
         MultiHeadAttentionGrads g = multihead_attention_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check_linear(fx, name, "out_proj", g.out_proj);
+        check(fx, name, "x.grad", g.x);
+    } else if (strcmp(module, "MHAPyTorchClass") == 0) {
+        // The bonus notebook's class over nn.MultiheadAttention; its backward
+        // runs the forward again (fused), as its Beyond cell does.
+        Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
+        if (!training || bias || softmax_dim != -1)
+            die(EXIT_BAD_INPUT, "%s: MHAPyTorchClass: only training mode, no bias, softmax over dim -1", name);
+        MHAPyTorchClass m = mha_pytorch_class_new(&ps, &rec, "m", d_in, d_out, heads, ctx_len, p, bias,
+                                                  need_int(fx, "need_weights"));
+        check(fx, name, "out", mha_pytorch_class_forward(&m, x));
+        // torch's case drew one mask: the backward's forward reads that one again
+        m.multihead_attn.dropout.calls = 0;
+        Gradients g = mha_pytorch_class_backward(&m, x, dout);
+        static const char *const keys[] = {"multihead_attn.in_proj_weight", "multihead_attn.out_proj.weight",
+                                           "proj.weight", "proj.bias"};
+        if (g.n != (int)(sizeof keys / sizeof keys[0])) die(EXIT_BAD_INPUT, "%s: %d gradients, not 4", name, g.n);
+        for (int i = 0; i < g.n; i++) {
+            char key[96];
+            if (strcmp(g.param[i].key, keys[i]) != 0)
+                die(EXIT_BAD_INPUT, "%s: gradient %d is %s, torch's %s", name, i, g.param[i].key, keys[i]);
+            snprintf(key, sizeof key, "%s.grad", keys[i]);
+            check(fx, name, key, g.param[i].grad);
+        }
         check(fx, name, "x.grad", g.x);
     } else {
         die(EXIT_BAD_INPUT, "%s: unknown module '%s'", fixture_path(fx), module);

@@ -12,13 +12,15 @@ Writes fixtures/backward_cases.h5: one group per case, holding
   sizes    int64 attributes, per op (see OPS)
 Module cases also hold
   module   string attribute: SelfAttention_v1, SelfAttention_v2, CausalAttention,
-           MultiHeadAttentionWrapper or MultiHeadAttention
+           MultiHeadAttentionWrapper, MultiHeadAttention, or MHAPyTorchClass (the
+           bonus notebook's class over torch's nn.MultiheadAttention)
   d_in, d_out, context_length, num_heads, qkv_bias, training, b, T
            int64 attributes (b = 0 for the 2-D SelfAttention inputs)
   softmax_dim int64 attribute: the dim of the attention scores softmax runs
            over: -1, or 1 for Exercise 3.2's recorded class (CausalAttention_c400f77)
   dropout  float64 attribute: the probability
   seed     int64 attribute: torch.manual_seed before the module was made
+  need_weights int64 attribute (MHAPyTorchClass only): its need_weights
 and "out", the forward's output (role "output"), which the C forward that
 keeps its activations must still give bit for bit.
 The root attribute "cases" lists the group names, one per line, in order; the
@@ -52,6 +54,7 @@ from export.ch03_4 import SelfAttention_v1, SelfAttention_v2  # noqa: E402
 from export.ch03_5 import CausalAttention  # noqa: E402
 from export.ch03_6 import (CausalAttention_c400f77, MultiHeadAttention, MultiHeadAttentionWrapper,  # noqa: E402
                            MultiHeadAttentionWrapper_c400f77)
+from export.ch03_bonus import MHAPyTorchClass  # noqa: E402
 
 OPS = {
     "linear": "y = F.linear(x, weight[, bias]) on x (rows, in); dy -> x.grad, weight.grad, bias.grad; sizes rows, "
@@ -63,7 +66,8 @@ OPS = {
                  "sizes B, T, d, noise",
     "sum": "x.sum().backward() -> x.grad; sizes n",
     "stack": "torch.stack((x, x)) * dout, summed -> x.grad = dout[0] + dout[1]; sizes n",
-    "module": "a chapter-3 module's forward then backward(dout) -> every parameter's .grad and x.grad",
+    "module": "a chapter-3 module's (or the bonus notebook's MHAPyTorchClass's) forward then backward(dout) -> "
+              "every parameter's .grad and x.grad",
 }
 
 # The book's six 3-d embeddings ("Your journey starts with one step").
@@ -324,10 +328,69 @@ def _module_cases():
     return cases
 
 
+MHA_PYTORCH_CLASS_PARAMS = ["multihead_attn.in_proj_weight", "multihead_attn.out_proj.weight", "proj.weight",
+                            "proj.bias"]
+
+
+def _mha_pytorch_class_case(name, E, num_heads, b, T, context_length, dropout, need_weights, seed, upstream):
+    """MHAPyTorchClass(E, E, num_heads, context_length, dropout, False, need_weights) in training mode:
+    nn.MultiheadAttention's F.dropout on the weights is no module, so its noise ((b, h, T, T), the
+    forward's only draw) is read from the generator state the forward starts from."""
+    torch.manual_seed(seed)
+    m = MHAPyTorchClass(E, E, num_heads, context_length, dropout, False, need_weights)
+    assert [k for k, _ in m.named_parameters()] == MHA_PYTORCH_CLASS_PARAMS
+    x = torch.randn(b, T, E, generator=_gen(name + ".x"))
+    _signed_zeros(x, _gen(name + ".x.zeros"), 0.05)
+    x.requires_grad_()
+    torch.manual_seed(seed + 1)
+    ins = {}
+    if dropout > 0:
+        state = torch.get_rng_state()
+        ins["multihead_attn.dropout.noise"] = F.dropout(torch.ones(b * num_heads, T, T), dropout, True).view(
+            b, num_heads, T, T)
+        torch.set_rng_state(state)
+    out = m(x)
+    if upstream == "ones":
+        dout = torch.ones_like(out)
+        out.sum().backward()
+    else:
+        dout = torch.randn(out.shape, generator=_gen(name))
+        _signed_zeros(dout, _gen(name + ".zeros"), 0.05)
+        out.backward(dout)
+    ins.update({"x": x, "dout": dout})
+    outs = {"x.grad": x.grad, "out": out}
+    for key, p in m.named_parameters():
+        ins[key] = p
+        outs[key + ".grad"] = p.grad
+    expr = f"torch.manual_seed({seed}); m = MHAPyTorchClass({E}, {E}, {num_heads}, {context_length}, {dropout!r}, " \
+           f"False, {need_weights}); torch.manual_seed({seed + 1}); " + \
+           ("m(x).sum().backward()" if upstream == "ones" else "m(x).backward(dout)")
+    return _Case(name, "module", expr, ins, outs, module="MHAPyTorchClass", softmax_dim=-1, d_in=E, d_out=E, b=b,
+                 T=T, context_length=context_length, dropout=float(dropout), num_heads=num_heads, qkv_bias=0,
+                 training=1, seed=seed, need_weights=int(need_weights))
+
+
+def _mha_pytorch_class_cases():
+    # head_dim 12 and 6: sqrt(hd) no power of two, so that dividing q before
+    # or after a product gives other bits (at the notebook's head_dim 64 it
+    # does not: the bonus chapter's fixtures cover both)
+    specs = [
+        ("mhapc_default", 24, 2, 2, 9, 9, 0.0, True, 123),
+        ("mhapc_noweights", 24, 2, 2, 9, 9, 0.0, False, 123),
+        ("mhapc_T5_of_8", 12, 2, 3, 5, 8, 0.0, True, 5),
+        ("mhapc_dropout0.2", 24, 2, 2, 9, 9, 0.2, True, 123),
+    ]
+    cases = []
+    for name, E, h, b, T, ctx, p, nw, seed in specs:
+        for upstream in ("ones", "randn"):
+            cases.append(_mha_pytorch_class_case(f"{name}_{upstream}", E, h, b, T, ctx, p, nw, seed, upstream))
+    return cases
+
+
 def _cases():
     torch.set_num_threads(1)
     return (_linear_cases() + _bmm_cases() + _softmax_cases() + _pointwise_cases() + _layout_cases()
-            + _module_cases())
+            + _module_cases() + _mha_pytorch_class_cases())
 
 
 def export(path):

@@ -20,10 +20,10 @@ it so). It prints, and writes to OUT as JSON for the book view's charts:
    autograd on, which only makes torch slower). The figure of the issue:
    the fastest C forward over torch + OpenBLAS's fastest (goal: at most 0.65).
 2. Forward + backward (x.requires_grad_(); m(x).sum().backward()): in C
-   where the module has a backward (1, 3 and 4 as the chapter's cells run
-   them; chapter 3's MultiHeadAttention with its forward fused:
+   where the module has a backward (1, 3, 4, 7 and 8 as the chapter's cells
+   run them; chapter 3's MultiHeadAttention with its forward fused:
    multihead_attention_sum_backward), torch + OpenBLAS for every
-   implementation; 7 and 8 are "n/a: no C backward yet".
+   implementation.
 3. Against the machine: the fused forward's GFLOP/s, counting only the
    multiply-adds the causal result needs, over the measured mul + add peak
    (bench_bonus machine), at (8, 1024, 768) and (1, 16384, 768).
@@ -239,7 +239,8 @@ def main(argv):
     c_fwd = {k: float(c[f"time.{k}"][0]) for k, _ in IMPLS if f"time.{k}" in c}
     if "time.2f" in c:
         c_fwd["2f"] = float(c["time.2f"][0])
-    c_fwdbwd = {k: float(c[f"time.{k}_backward"][0]) for k in ("1", "3", "4") if f"time.{k}_backward" in c}
+    c_fwdbwd = {k: float(c[f"time.{k}_backward"][0]) for k in ("1", "3", "4", "7", "8")
+                if f"time.{k}_backward" in c}
     if "time.2f_backward" in c:
         c_fwdbwd["2"] = float(c["time.2f_backward"][0])
     report["c"] = {"path": (c.get("path") or ["?"])[0], "forward": c_fwd, "forward_backward": c_fwdbwd}
@@ -305,8 +306,8 @@ def main(argv):
         cs = fmt_ms(cv) if cv else f"{'n/a':>9}"
         note = f"{cv / ov:19.2f}" if cv and ov else ("   n/a: no C backward yet" if not cv else "")
         print(f"{label:34} {cs} {fmt_ms(ov):>15} {note}")
-    print("(C's backward of 1, 3 and 4 as the chapter's cells run it; of 2 over the fused forward, keeping q, k, "
-          "v; 5/6/9 is that same module and backward; the reference BLAS is not timed here: minutes per run)")
+    print("(C's backward of 1, 3, 4, 7 and 8 as the chapter's cells run it; of 2 over the fused forward, keeping "
+          "q, k, v; 5/6/9 is that same module and backward; the reference BLAS is not timed here: minutes per run)")
 
     # 3. against the machine
     print()

@@ -3,12 +3,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
 #include "fast_kernels.h"
 #include "init.h"
+#include "ops.h"
 
 MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
                                       int d_out, int num_heads, int context_length, double dropout, bool qkv_bias,
@@ -44,18 +47,24 @@ MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec
     return m;
 }
 
-Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
-    TorchMultiheadAttention *a = &m->multihead_attn;
-    const int E = a->embed_dim;
+// x (b, T, E), T <= context_length, or one line and exit 1
+static void check_input(const MHAPyTorchClass *m, Tensor x) {
+    const int E = m->multihead_attn.embed_dim;
     if (x.ndim != 3 || dim(x, 2) != E) {
         char s[96];
         size_format(shape(x), s, sizeof s);
         die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, %d), found shape %s", error_input(), m->name,
             E, s);
     }
-    const int b = dim(x, 0), T = dim(x, 1);
     // attn_mask = self.mask[:num_tokens, :num_tokens] (the notebook's class slices to context_length)
-    causal_check_tokens(m->name, m->context_length, T);
+    causal_check_tokens(m->name, m->context_length, dim(x, 1));
+}
+
+Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
+    TorchMultiheadAttention *a = &m->multihead_attn;
+    const int E = a->embed_dim;
+    check_input(m, x);
+    const int b = dim(x, 0), T = dim(x, 1);
     // 1. one product of every row with the packed (3E, E) weight
     Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
     fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, b * T, E, 3 * E);
@@ -78,4 +87,111 @@ Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
     Tensor output = linear_forward(&m->proj, attn_output);
     tensor_free(attn_output);
     return output;
+}
+
+// The backward, passes 6-1 in reverse (torch 1.13's autograd of
+// F.multi_head_attention_forward and the notebook's proj, checked against
+// torch). A product's gradient sums over rows in the order torch's tensor
+// holds them: proj's input, the module's output transposed back to
+// (b, T, E), is copied by matmul in (b, T) order; out_proj's and the
+// in-projection's inputs are (T, b) rows. So those two run on (T, b) copies
+// (no arithmetic) and every sum is one chain from +0 in torch's order.
+//   6. proj: dW_proj = dout^T @ attn_output (rows (b, T)), db_proj the row
+//      sums, dattn = dout @ W_proj; out_proj: dW_out = dattn^T @ merged
+//      (rows (T, b)), dmerged = dattn @ W_out
+//   5. heads: dmerged (T * b, E) -> dctx (b * h, T, hd), item bi * h + hi
+//   4. bmm, dropout, softmax, baddbmm on q_scaled with scale 1 (x / 1 is x):
+//      dw = dctx @ v^T, dv = w^T @ dctx, dS = softmax's backward,
+//      d(q_scaled) = dS @ k, dk = dS^T @ q_scaled (the weights computed
+//      again from q_scaled and k, a (T, T) matrix at a time)
+//   3. q_scaled = q / sqrt(hd): dq = d(q_scaled) / sqrt(hd), after the product
+//   2. chunk and views: dq, dk, dv side by side in each (T, b) row of dproj (T * b, 3E)
+//   1. dW_in = dproj^T @ x (rows (T, b)), dx = dproj @ W_in (one sum over
+//      3E), transposed back to (b, T, E)
+Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) {
+    TorchMultiheadAttention *a = &m->multihead_attn;
+    check_input(m, x);
+    const int b = dim(x, 0), T = dim(x, 1), E = a->embed_dim, h = a->num_heads, hd = a->head_dim;
+    if (!size_equal(shape(dout), shape(x))) {
+        char s[96], want[96];
+        size_format(shape(dout), s, sizeof s);
+        size_format(shape(x), want, sizeof want);
+        die(EXIT_BAD_INPUT, "%s: %s: backward: expected a gradient of the output's shape %s, found %s",
+            error_input(), m->name, want, s);
+    }
+    const long rows = (long)b * T;
+    const float s = (float)sqrt((double)a->head_dim);
+    // the forward again (passes 1-6), keeping what the backward reads
+    Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
+    fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, (int)rows, E, 3 * E);
+    Tensor q, k, v;
+    unpack_qkv_heads(qkv, h, &q, &k, &v);
+    tensor_free(qkv);
+    fast_div_scalar(q.data, q.data, s, numel(q));  // q_scaled, in place of q
+    Tensor noise = dropout_factor(&a->dropout, SIZE(b, h, T, T));
+    Tensor per_head = fused_attention(q, k, v, noise, true, 1.0);
+    Tensor merged = merge_heads(per_head);
+    tensor_free(per_head);
+    Tensor attn_output = linear_forward(&a->out_proj, merged);
+    Tensor merged_tb = torch_transpose(merged, 0, 1);  // (T, b, E)
+    tensor_free(merged);
+    Gradients g;
+    gradients_begin(&g, m->name);
+    LinearGrad gp = {0}, go = {0};
+    // 6.
+    Tensor dattn = {0}, dmerged_tb = {0};
+    linear_backward(&m->proj, attn_output, dout, &gp, &dattn, false);
+    tensor_free(attn_output);
+    Tensor dattn_tb = torch_transpose(dattn, 0, 1);  // (T, b, E)
+    tensor_free(dattn);
+    linear_backward(&a->out_proj, merged_tb, dattn_tb, &go, &dmerged_tb, false);
+    tensor_free(merged_tb), tensor_free(dattn_tb);
+    // 5.
+    Tensor dmerged = torch_transpose(dmerged_tb, 0, 1);  // (b, T, E)
+    tensor_free(dmerged_tb);
+    const Size heads = SIZE(b, h, T, hd);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);
+    tensor_free(dmerged);
+    // 4.
+    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
+    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, q.data, k.data, v.data, NULL, noise.data,
+                            (long)b * h, T, hd, 1.0f, true, -1);
+    Tensor fwd[] = {q, k, v, noise, dctx};
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        if (fwd[i].data) tensor_free(fwd[i]);
+    // 3. div_scalar_backward
+    fast_div_scalar(dq.data, dq.data, s, numel(dq));
+    // 2.
+    Tensor dproj = tensor_empty(SIZE(T, b, 3 * E)), part = tensor_empty(SIZE(b, T, E));
+    const Tensor parts[3] = {dq, dk, dv};
+    for (int p = 0; p < 3; p++) {
+        heads_merge(part.data, parts[p].data, b, T, h, hd);
+        for (long bi = 0; bi < b; bi++)
+            for (long t = 0; t < T; t++)
+                memcpy(dproj.data + (t * b + bi) * 3 * E + (long)p * E, part.data + (bi * T + t) * E,
+                       (size_t)E * sizeof(float));
+    }
+    Tensor back[] = {dq, dk, dv, part};
+    for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) tensor_free(back[i]);
+    // 1.
+    Tensor x_tb = torch_transpose(x, 0, 1);  // (T, b, E)
+    Tensor dW_in = tensor_empty(shape(a->in_proj_weight)), dx_tb = tensor_empty(SIZE(T, b, E));
+    fast_matmul_at(dW_in.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);    // linear_backward_w
+    fast_matmul(dx_tb.data, dproj.data, a->in_proj_weight.data, (int)rows, 3 * E, E);  // linear_backward_x
+    tensor_free(dproj), tensor_free(x_tb);
+    g.x = torch_transpose(dx_tb, 0, 1);
+    tensor_free(dx_tb);
+    gradients_add(&g, "multihead_attn.", "in_proj_weight", dW_in);
+    gradients_add_linear(&g, "multihead_attn.", "out_proj", go);
+    gradients_add_linear(&g, "", "proj", gp);
+    return g;
+}
+
+Gradients mha_pytorch_class_sum_backward(MHAPyTorchClass *m, Tensor x) {
+    check_input(m, x);
+    Tensor dout = torch_ones(shape(x));
+    Gradients g = mha_pytorch_class_backward(m, x, dout);
+    tensor_free(dout);
+    return g;
 }

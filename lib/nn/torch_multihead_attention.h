@@ -22,12 +22,22 @@
 // need_weights=False takes the same path in 1.13 (the module's fast path,
 // which would differ, needs eval mode): it only skips returning the weights
 // averaged over heads, which the notebook's class throws away anyway.
+//
+// Its backward (torch 1.13's autograd, checked against torch): every sum
+// over rows runs in the order torch's tensors hold the rows. The notebook's
+// proj reads the module's (b, T, E) output, a transposed view that matmul
+// copies: its weight's gradient sums over (b, T) rows. out_proj and the
+// in-projection read (T, b) rows (x.transpose(1, 0)): their weights'
+// gradients sum over (T, b) rows. The baddbmm's gradients go to q_scaled
+// (dk = dS^T @ q_scaled), and dq = d(q_scaled) / sqrt(hd) divides after the
+// product. need_weights changes no gradient.
 #ifndef LITATTN_TORCH_MULTIHEAD_ATTENTION_H
 #define LITATTN_TORCH_MULTIHEAD_ATTENTION_H
 
 #include <stdbool.h>
 
 #include "dropout.h"
+#include "gradients.h"
 #include "linear.h"
 #include "param_source.h"
 #include "recorder.h"
@@ -58,5 +68,14 @@ MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec
                                       bool need_weights);
 // x (b, T, d_out) -> (b, T, d_out); T <= context_length
 Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x);
+
+// x.requires_grad_(); out = m(x); out.backward(dout): the forward again
+// (fused; in training mode its dropout draws the next mask), then its passes
+// in reverse from dout (b, T, d_out). Every parameter's .grad in
+// named_parameters() order (multihead_attn.in_proj_weight,
+// multihead_attn.out_proj.weight, proj.weight, proj.bias), and x's (b, T, d_out).
+Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout);
+// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the above from a gradient of ones.
+Gradients mha_pytorch_class_sum_backward(MHAPyTorchClass *m, Tensor x);
 
 #endif

@@ -1,7 +1,8 @@
 """ch03_bonus.py: the bonus notebook mha-implementations.ipynb, "Comparing
 Efficient Multi-Head Attention Implementations": the input, then every class
-made in the notebook's order from one torch.manual_seed(123) stream, and the
-forward of each one torch 1.13 runs.
+made in the notebook's order from one torch.manual_seed(123) stream, the
+forward of each one torch 1.13 runs, and after the forward of 1-4, 7 and 8
+litattn's gradient cell (run.backward_sum: loss = out.sum(); loss.backward()).
 
 The classes are copied from the notebook unchanged (comments shortened).
 Sections 5 and 6 call nn.functional.scaled_dot_product_attention, which torch
@@ -11,7 +12,7 @@ torch >= 2.5 and CUDA: it is neither made nor run.
 
 The parameters are recorded as digests (the chapter draws them itself in
 fixture mode too, from the same stream), the embeddings and the outputs
-whole up to run.LARGE elements, as digests above.
+whole up to run.LARGE elements, as digests above; the gradients as digests.
 """
 
 import math
@@ -366,9 +367,13 @@ def ch03_bonus_mha_implementations(run, ins):
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False))
     forward("mha_pytorch_class_default", mha_pytorch_class_default)
+    run.backward_sum("mha_pytorch_class_default", mha_pytorch_class_default, embeddings,
+                     "embeddings (mha_pytorch_class_default)", digest=True)
     mha_pytorch_class_noweights = made("mha_pytorch_class_noweights", MHAPyTorchClass(
         d_in=embed_dim, d_out=embed_dim, context_length=context_len, dropout=0.0, num_heads=num_heads,
         qkv_bias=False, need_weights=False))
     forward("mha_pytorch_class_noweights", mha_pytorch_class_noweights)
+    run.backward_sum("mha_pytorch_class_noweights", mha_pytorch_class_noweights, embeddings,
+                     "embeddings (mha_pytorch_class_noweights)", digest=True)
     # section 9: guarded by torch >= 2.5 and CUDA; nothing is made
     return run
