@@ -95,6 +95,21 @@ def _signed_zeros(t, g, frac=0.1):
     return t
 
 
+def _backward(m, out, upstream, name):
+    """out.sum().backward(), or out.backward(dout) with a randn dout holding
+    signed zeros; returns dout, the parameters under their state_dict names
+    (the case's inputs) and their gradients (its outputs)."""
+    if upstream == "ones":
+        dout = torch.ones_like(out)
+        out.sum().backward()
+    else:
+        dout = torch.randn(out.shape, generator=_gen(name))
+        _signed_zeros(dout, _gen(name + ".zeros"), 0.05)
+        out.backward(dout)
+    params = dict(m.named_parameters())
+    return dout, params, {key + ".grad": p.grad for key, p in params.items()}
+
+
 # --- op-level cases ----------------------------------------------------------------------
 
 def _linear_cases():
@@ -258,19 +273,9 @@ def _module_case(name, cls, args, x, seed, upstream, training=True, nan_at=None)
     x.requires_grad_()
     torch.manual_seed(seed + 1)
     out = m(x)
-    if upstream == "ones":
-        dout = torch.ones_like(out)
-        out.sum().backward()
-    else:
-        dout = torch.randn(out.shape, generator=_gen(name))
-        _signed_zeros(dout, _gen(name + ".zeros"), 0.05)
-        out.backward(dout)
-    ins = {"x": x, "dout": dout}
-    outs = {"x.grad": x.grad}
-    for key, p in m.named_parameters():
-        ins[key] = p
-        outs[key + ".grad"] = p.grad
-    ins.update(noises)
+    dout, params, grads = _backward(m, out, upstream, name)
+    ins = {"x": x, "dout": dout, **params, **noises}
+    outs = {"x.grad": x.grad, **grads}
     recorded = {CausalAttention_c400f77: CausalAttention, MultiHeadAttentionWrapper_c400f77: MultiHeadAttentionWrapper}
     softmax_dim = 1 if cls in recorded else -1
     cls_name = cls.__name__
@@ -350,18 +355,9 @@ def _mha_pytorch_class_case(name, E, num_heads, b, T, context_length, dropout, n
             b, num_heads, T, T)
         torch.set_rng_state(state)
     out = m(x)
-    if upstream == "ones":
-        dout = torch.ones_like(out)
-        out.sum().backward()
-    else:
-        dout = torch.randn(out.shape, generator=_gen(name))
-        _signed_zeros(dout, _gen(name + ".zeros"), 0.05)
-        out.backward(dout)
-    ins.update({"x": x, "dout": dout})
-    outs = {"x.grad": x.grad, "out": out}
-    for key, p in m.named_parameters():
-        ins[key] = p
-        outs[key + ".grad"] = p.grad
+    dout, params, grads = _backward(m, out, upstream, name)
+    ins.update({"x": x, "dout": dout, **params})
+    outs = {"x.grad": x.grad, "out": out, **grads}
     expr = f"torch.manual_seed({seed}); m = MHAPyTorchClass({E}, {E}, {num_heads}, {context_length}, {dropout!r}, " \
            f"False, {need_weights}); torch.manual_seed({seed + 1}); " + \
            ("m(x).sum().backward()" if upstream == "ones" else "m(x).backward(dout)")
