@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sys/resource.h>
 
@@ -48,17 +47,6 @@
 #include "torch_multihead_attention.h"
 
 enum { EMBED = 768, HEADS = 12 };
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 // ---------------------------------------------------------------------------
 // parameters: torch's generator, with normal_ (MHAEinsum draws torch.randn)
@@ -203,16 +191,15 @@ static void run_job(Job *j) {
 static double time_job(Job *j, int runs, double budget, double *t, int *n) {
     run_job(j);
     *n = 0;
-    const double start = now();
+    const double start = harness_seconds();
     do {
-        const double t0 = now();
+        const double t0 = harness_seconds();
         run_job(j);
-        t[(*n)++] = now() - t0;
-    } while (*n < 9 && (*n < runs || now() - start < budget));
+        t[(*n)++] = harness_seconds() - t0;
+    } while (*n < 9 && (*n < runs || harness_seconds() - start < budget));
     double sorted[9];
     memcpy(sorted, t, (size_t)*n * sizeof t[0]);
-    qsort(sorted, (size_t)*n, sizeof sorted[0], cmp_double);
-    return sorted[*n / 2];
+    return harness_median(sorted, *n);
 }
 
 static int times(int B, int T) {
@@ -269,17 +256,16 @@ static int machine(void) {
         // some 6 s each: one run moved by 3 % from one call to the next)
         const int runs = 3;
         double t[3];
-        const double t_first = now();
+        const double t_first = harness_seconds();
         tensor_free(multihead_attention_forward(&m, x));
-        const double first = now() - t_first;
+        const double first = harness_seconds() - t_first;
         for (int r = 0; r < runs; r++) {
-            const double t0 = now();
+            const double t0 = harness_seconds();
             Tensor out = multihead_attention_forward(&m, x);
-            t[r] = now() - t0;
+            t[r] = harness_seconds() - t0;
             tensor_free(out);
         }
-        qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-        const double sec = t[runs / 2], gf = causal_flops(B, T) / sec * 1e-9;
+        const double sec = harness_median(t, runs), gf = causal_flops(B, T) / sec * 1e-9;
         printf("fused forward (%d, %d, %d): %.1f GFLOP counted, %s %.3f s, %.1f GFLOP/s = %.1f%% of the peak "
                "(the first run, on fresh pages: %.3f s, %.1f%%)\n",
                B, T, EMBED, causal_flops(B, T) * 1e-9, runs > 1 ? "median of 3 after a warm-up" : "one run after a warm-up",
@@ -346,30 +332,6 @@ static int memory(const char *mode, int T) {
         fprintf(stderr, "bench_bonus memory: expected fused, materialised or materialised-raw, found %s\n", mode);
         return 2;
     }
-    if (raw) {
-        fast_kernels_set_threads(1);
-        Draws d;
-        const ParamSource ps = draws_init(&d, 123);
-        const Recorder none = {0};
-        Tensor x = tensor_empty(SIZE(1, T, EMBED));
-        randn_fill(x.data, numel(x), &d.g);
-        MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
-        float *out = floats((long)T * EMBED);
-        const double t0 = now();
-        materialised_raw(out, x.data, m.W_query.weight.data, m.W_key.weight.data, m.W_value.weight.data,
-                         m.out_proj.weight.data, m.out_proj.bias.data, T);
-        const double sec = now() - t0;
-        // the same bits as the module's fused forward (a check that this is chapter 3's forward)
-        Tensor want = multihead_attention_forward(&m, x);
-        const bool same = memcmp(want.data, out, (size_t)T * EMBED * sizeof(float)) == 0;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        printf("materialised (raw fast kernels) forward (1, %d, %d): %.3f s, peak RSS %.1f MiB, %s the module's bits\n",
-               T, EMBED, sec, (double)ru.ru_maxrss / 1024, same ? "the same as" : "NOT");
-        printf("RESULT memory %ld %.6f %s\n", ru.ru_maxrss, sec, same ? "same_bits" : "differs");
-        free(out);
-        return 0;
-    }
     fast_kernels_set_threads(1);
     Draws d;
     const ParamSource ps = draws_init(&d, 123);
@@ -377,11 +339,27 @@ static int memory(const char *mode, int T) {
     Tensor x = tensor_empty(SIZE(1, T, EMBED));
     randn_fill(x.data, numel(x), &d.g);
     MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
-    m.materialise = materialise;
-    const double t0 = now();
-    Tensor out = multihead_attention_forward(&m, x);
-    const double sec = now() - t0;
     struct rusage ru;
+    if (raw) {
+        float *out = floats((long)T * EMBED);
+        const double t0 = harness_seconds();
+        materialised_raw(out, x.data, m.W_query.weight.data, m.W_key.weight.data, m.W_value.weight.data,
+                         m.out_proj.weight.data, m.out_proj.bias.data, T);
+        const double sec = harness_seconds() - t0;
+        // the same bits as the module's fused forward (a check that this is chapter 3's forward)
+        Tensor want = multihead_attention_forward(&m, x);
+        const bool same = memcmp(want.data, out, (size_t)T * EMBED * sizeof(float)) == 0;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("materialised (raw fast kernels) forward (1, %d, %d): %.3f s, peak RSS %.1f MiB, %s the module's bits\n",
+               T, EMBED, sec, (double)ru.ru_maxrss / 1024, same ? "the same as" : "NOT");
+        printf("RESULT memory %ld %.6f %s\n", ru.ru_maxrss, sec, same ? "same_bits" : "differs");
+        free(out);
+        return 0;
+    }
+    m.materialise = materialise;
+    const double t0 = harness_seconds();
+    Tensor out = multihead_attention_forward(&m, x);
+    const double sec = harness_seconds() - t0;
     getrusage(RUSAGE_SELF, &ru);
     printf("%s forward (1, %d, %d): %.3f s, peak RSS %.1f MiB\n", mode, T, EMBED, sec, (double)ru.ru_maxrss / 1024);
     printf("RESULT memory %ld %.6f\n", ru.ru_maxrss, sec);

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fast_kernels.h"
@@ -33,32 +32,21 @@
 #include "kernels.h"
 #include "pcg32.h"
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 // Seconds per call of fn(ctx), the median of the runs (and *best, if not
 // NULL, the fastest): at least 3 runs (1 if one run takes over a second),
 // more while under `budget` seconds, at most 15.
 static double time_median(void (*fn)(void *), void *ctx, double budget, double *best) {
     double t[15];
     int n = 0;
-    const double start = now();
+    const double start = harness_seconds();
     do {
-        const double t0 = now();
+        const double t0 = harness_seconds();
         fn(ctx);
-        t[n++] = now() - t0;
-    } while (n < 15 && (now() - start < budget || (n < 3 && t[0] < 1.0)));
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+        t[n++] = harness_seconds() - t0;
+    } while (n < 15 && (harness_seconds() - start < budget || (n < 3 && t[0] < 1.0)));
+    const double median = harness_median(t, n);  // (t sorted)
     if (best) *best = t[0];
-    return t[n / 2];
+    return median;
 }
 
 static float *new_floats(long n) {
@@ -89,13 +77,13 @@ static double measure_ghz(void) {
     double best = 0;
     for (int rep = 0; rep < 50; rep++) {
         unsigned long x = 0;
-        const double t0 = now();
+        const double t0 = harness_seconds();
         for (long i = 0; i < passes; i++) {
 #define ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
             __asm__ volatile(ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 : "+r"(x));
 #undef ADD8
         }
-        const double ghz = 64.0 * (double)passes / (now() - t0) * 1e-9;
+        const double ghz = 64.0 * (double)passes / (harness_seconds() - t0) * 1e-9;
         if (ghz > best) best = ghz;
     }
     return best;

@@ -589,12 +589,6 @@ typedef struct {
     double t0;
 } KillWhenChild;
 
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 // The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or 0.
 static char process_state(pid_t pid) {
     char path[64], buf[512];
@@ -626,10 +620,10 @@ static int kill_when_child(pid_t pid, void *ctx) {
     char state = process_state(w->child);
     if (state == 'R' || state == 'S' || state == 'D') {
         kill(w->child, SIGSTOP);
-        for (double t = mono(); mono() - t < 2.0 && process_state(w->child) != 'T';) usleep(500);
+        for (double t = harness_seconds(); harness_seconds() - t < 2.0 && process_state(w->child) != 'T';) usleep(500);
         w->stopped = process_state(w->child) == 'T';
     }
-    w->t0 = mono();
+    w->t0 = harness_seconds();
     kill(pid, SIGKILL);
     return 1;
 }
@@ -664,13 +658,13 @@ static int killed_chapter_case(Chapter *ch, const char *good) {
         reason(&v, "in %d runs the reader child was never caught running (exit %d)", attempts, v.run.exit_code);
     } else {
         if (v.run.exit_code != 128 + SIGKILL) reason(&v, "exit %d, expected death by SIGKILL", v.run.exit_code);
-        while (process_alive(w.child) && mono() - w.t0 < 5.0) usleep(2000);
+        while (process_alive(w.child) && harness_seconds() - w.t0 < 5.0) usleep(2000);
         if (process_alive(w.child)) {
             reason(&v, "the reader child %d is still there %.1f s after its chapter was killed", (int)w.child,
-                   mono() - w.t0);
+                   harness_seconds() - w.t0);
             kill(w.child, SIGKILL);
         } else {
-            gone_after = mono() - w.t0;
+            gone_after = harness_seconds() - w.t0;
         }
     }
     snprintf(v.line, sizeof v.line, "(chapter killed while its stopped reader child %d was there: the child gone "

@@ -411,6 +411,12 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+double harness_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 double harness_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, by_value);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);

@@ -123,6 +123,9 @@ int write_endless_opens(int64_t file, int links);
 // The median of v[0..n-1] (n >= 1; v is sorted in place).
 double harness_median(double *v, int n);
 
+// Seconds on the monotonic clock (differences of two calls time a run).
+double harness_seconds(void);
+
 // The core's mul + add peak in GFLOP/s, measured (benchmarks): independent
 // chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them.
 double harness_mul_add_peak(int avx512);
