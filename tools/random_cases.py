@@ -20,8 +20,8 @@ line that this script and test_random.c both interpret:
                        "oK.<parameter name>" (in_proj_weight (3E, E), ...)
   mha_einsum I O BIAS  the bonus notebook's MHAEinsum(I, O, context_length=4,
                        dropout=0.0, num_heads=1, qkv_bias=BIAS)
-                       (mha-implementations.ipynb; its __init__ and
-                       reset_parameters as _MHAEinsumInit below): every
+                       (mha-implementations.ipynb, as tools/export/ch03_bonus.py
+                       keeps it; its dropout and mask draw nothing): every
                        parameter, named "oK.<parameter name>"
   loader N B DROP EP   EP epochs of DataLoader(list(range(N)), batch_size=B,
                        shuffle=True, drop_last=DROP): per epoch e, the int64
@@ -64,7 +64,6 @@ Import has no side effects; run as
 """
 
 import hashlib
-import math
 import os
 import sys
 
@@ -74,6 +73,11 @@ import numpy as np
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader
+
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from export.ch03_bonus import MHAEinsum  # noqa: E402
 
 SIZE_SEEDS = ["0", "1", "42", "123", str(2**32 + 123), str(2**64 - 1), "-7"]
 SIZES = list(range(1, 41)) + [47, 48, 100, 1000, 1001]
@@ -134,39 +138,6 @@ def _cases():
     return cases
 
 
-class _MHAEinsumInit(nn.Module):
-    """MHAEinsum's __init__ and reset_parameters from the bonus notebook
-    mha-implementations.ipynb (cell 14), word for word; its forward, the
-    dropout module and the mask buffer draw nothing and are left out."""
-
-    def __init__(self, d_in, d_out, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Parameter(torch.randn(d_in, d_out))
-        self.W_key = nn.Parameter(torch.randn(d_in, d_out))
-        self.W_value = nn.Parameter(torch.randn(d_in, d_out))
-        if qkv_bias:
-            self.bias_q = nn.Parameter(torch.zeros(d_out))
-            self.bias_k = nn.Parameter(torch.zeros(d_out))
-            self.bias_v = nn.Parameter(torch.zeros(d_out))
-        else:
-            self.register_parameter("bias_q", None)
-            self.register_parameter("bias_k", None)
-            self.register_parameter("bias_v", None)
-        self.out_proj = nn.Linear(d_out, d_out)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        nn.init.kaiming_uniform_(self.W_query, a=math.sqrt(5))
-        nn.init.kaiming_uniform_(self.W_key, a=math.sqrt(5))
-        nn.init.kaiming_uniform_(self.W_value, a=math.sqrt(5))
-        if self.bias_q is not None:
-            fan_in, _ = nn.init._calculate_fan_in_and_fan_out(self.W_query)
-            bound = 1 / math.sqrt(fan_in)
-            nn.init.uniform_(self.bias_q, -bound, bound)
-            nn.init.uniform_(self.bias_k, -bound, bound)
-            nn.init.uniform_(self.bias_v, -bound, bound)
-
-
 def _f32(t):
     return np.array(t.detach().to(torch.float32).contiguous().numpy(), dtype=np.float32, order="C")
 
@@ -206,7 +177,7 @@ def _run(tokens):
                                   add_bias_kv=bool(int(a[3])), batch_first=True)
         return [("." + n, _f32(p)) for n, p in m.named_parameters()]
     if op == "mha_einsum":
-        m = _MHAEinsumInit(int(a[0]), int(a[1]), qkv_bias=bool(int(a[2])))
+        m = MHAEinsum(int(a[0]), int(a[1]), 4, 0.0, 1, qkv_bias=bool(int(a[2])))
         return [("." + n, _f32(p)) for n, p in m.named_parameters()]
     if op == "loader":
         n, bs, drop, epochs = (int(x) for x in a)
