@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "error.h"
 #include "fast_kernels.h"
@@ -86,4 +87,16 @@ Tensor split_heads_of(Tensor t, int num_heads) {
     Tensor out = tensor_empty(SIZE(b, num_heads, T, d / num_heads));
     fast_split_heads(out.data, t.data, b, T, num_heads, d / num_heads);
     return out;
+}
+
+void causal_heads_backward(Tensor dmerged, Tensor q, Tensor k, Tensor v, Tensor noise, double scale, Tensor *dq,
+                           Tensor *dk, Tensor *dv) {
+    const int b = dim(q, 0), h = dim(q, 1), T = dim(q, 2), hd = dim(q, 3);
+    const Size heads = shape(q);
+    Tensor dctx = tensor_empty(heads);
+    heads_split(dctx.data, dmerged.data, b, T, h, hd);  // merge_heads' backward
+    *dq = tensor_empty(heads), *dk = tensor_empty(heads), *dv = tensor_empty(heads);
+    fast_attention_backward(dq->data, dk->data, dv->data, dctx.data, q.data, k.data, v.data, NULL, noise.data,
+                            (long)b * h, T, hd, (float)scale, true, -1);
+    tensor_free(dctx);
 }

@@ -28,6 +28,13 @@
 Tensor causal_heads(Tensor q, Tensor k, Tensor v, Dropout *dropout, double scale, bool materialise,
                     const Recorder *rec, const char *module);
 
+// Its backward through merge_heads, the weights computed again from q and k
+// (the fused path's bits, a (T, T) matrix at a time): dmerged (b, T, h * hd)
+// -> dq, dk, dv (b, h, T, hd), each new. noise: the forward's dropout
+// factor (b, h, T, T), or no data.
+void causal_heads_backward(Tensor dmerged, Tensor q, Tensor k, Tensor v, Tensor noise, double scale, Tensor *dq,
+                           Tensor *dk, Tensor *dv);
+
 // (b, T, 3, h, hd) packed projections -> q, k, v (b, h, T, hd) each: the
 // .view(b, T, 3, h, hd).permute(2, 0, 3, 1, 4).unbind(0) of a (b, T, 3 * h * hd) tensor.
 void unpack_qkv_heads(Tensor qkv, int num_heads, Tensor *q, Tensor *k, Tensor *v);

@@ -98,14 +98,9 @@ Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor
     LinearGrad gq = {0}, gp = {0};
     Tensor dmerged = {0};
     linear_backward(&m->proj, merged, dout, &gp, &dmerged, false);
-    // 4.
-    const Size heads = SIZE(b, h, T, hd);
-    Tensor dctx = tensor_empty(heads);
-    heads_split(dctx.data, dmerged.data, b, T, h, hd);
-    // 3.
-    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
-    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, queries.data, keys.data, values.data, NULL,
-                            noise.data, (long)b * h, T, hd, (float)scale, true, -1);
+    // 4-3.
+    Tensor dq, dk, dv;
+    causal_heads_backward(dmerged, queries, keys, values, noise, scale, &dq, &dk, &dv);
     // 2.
     Tensor dqkv = tensor_empty(SIZE(b, T, 3 * d)), part = tensor_empty(SIZE(b, T, d));
     const Tensor parts[3] = {dq, dk, dv};
@@ -120,7 +115,7 @@ Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor
     gradients_add_linear(&g, "", "qkv", gq);
     gradients_add_linear(&g, "", "proj", gp);
     g.x = dx;
-    Tensor tmp[] = {queries, keys, values, noise, merged, dout, dmerged, dctx, dq, dk, dv, dqkv, part};
+    Tensor tmp[] = {queries, keys, values, noise, merged, dout, dmerged, dq, dk, dv, dqkv, part};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
 }

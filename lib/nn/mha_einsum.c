@@ -140,12 +140,8 @@ Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
     Tensor dmerged = {0};
     linear_backward(&m->out_proj, merged, dout, &go, &dmerged, false);
     // 4-3.
-    const Size heads = SIZE(b, h, T, hd);
-    Tensor dctx = tensor_empty(heads);
-    heads_split(dctx.data, dmerged.data, b, T, h, hd);
-    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
-    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, Q.data, K.data, V.data, NULL, noise.data,
-                            (long)b * h, T, hd, (float)scale, true, -1);
+    Tensor dq, dk, dv;
+    causal_heads_backward(dmerged, Q, K, V, noise, scale, &dq, &dk, &dv);
     // 2-1. V first, then K, then Q
     Tensor dW[3], dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
     Tensor dx = tensor_empty(SIZE(b, T, d_in));
@@ -165,7 +161,7 @@ Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
     gradients_add(&g, "", "W_value", dW[2]);
     gradients_add_linear(&g, "", "out_proj", go);
     g.x = dx;
-    Tensor tmp[] = {Q, K, V, noise, merged, dout, dmerged, dctx, dq, dk, dv, dflat, part};
+    Tensor tmp[] = {Q, K, V, noise, merged, dout, dmerged, dq, dk, dv, dflat, part};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
 }

@@ -149,15 +149,11 @@ Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) 
     // 5.
     Tensor dmerged = torch_transpose(dmerged_tb, 0, 1);  // (b, T, E)
     tensor_free(dmerged_tb);
-    const Size heads = SIZE(b, h, T, hd);
-    Tensor dctx = tensor_empty(heads);
-    heads_split(dctx.data, dmerged.data, b, T, h, hd);
-    tensor_free(dmerged);
     // 4.
-    Tensor dq = tensor_empty(heads), dk = tensor_empty(heads), dv = tensor_empty(heads);
-    fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, q.data, k.data, v.data, NULL, noise.data,
-                            (long)b * h, T, hd, 1.0f, true, -1);
-    Tensor fwd[] = {q, k, v, noise, dctx};
+    Tensor dq, dk, dv;
+    causal_heads_backward(dmerged, q, k, v, noise, 1.0, &dq, &dk, &dv);
+    tensor_free(dmerged);
+    Tensor fwd[] = {q, k, v, noise};
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
         if (fwd[i].data) tensor_free(fwd[i]);
     // 3. div_scalar_backward
