@@ -13,7 +13,7 @@
 //    it issues a mul and an add per product, which on this core (2 FMA/FMUL
 //    pipes + 2 FADD pipes) can still reach that many flops per cycle.
 // 2. Per kernel and shape (book size, GPT-2 size): GFLOP/s or ns/element for
-//    scalar, AVX2 and AVX-512, one and two threads (best of a few runs: on a
+//    scalar, AVX2, AVX-512 and AVX-512 with AVX2's tile, one and two threads (best of a few runs: on a
 //    shared machine the best is the one least disturbed).
 // 3. Exercise 3.3's forward, MultiHeadAttention(768, 768, 1024, 0.0, 12) on
 //    (1, 1024, 768), in C (mha_forward_ex33 below) and in torch 1.13 with one
@@ -136,7 +136,7 @@ static void run_job(void *p) {
 
 // One table row: the figure for every path and thread count, also left in
 // fig[path][threads - 1] (0 where the path is missing).
-static void bench_row(Job *j, int best, double fig[3][2]) {
+static void bench_row(Job *j, double fig[FAST_PATHS][2]) {
     const int is_mm = j->what <= BMM_AT;
     const double elems = (double)j->batch * j->M * (is_mm ? j->N : j->N);
     const double flops = 2.0 * (double)j->batch * j->M * j->K * j->N;
@@ -153,11 +153,11 @@ static void bench_row(Job *j, int best, double fig[3][2]) {
     fill_uniform(j->bias, j->N, -1.0f, 1.0f);
     torch_manual_seed(&j->g, 123);
     printf("%-15s %-29s %-8s", j->kernel, j->shape, is_mm ? "GFLOP/s" : "ns/elem");
-    for (int p = FAST_PATH_SCALAR; p <= FAST_PATH_AVX512; p++) {
+    for (int p = FAST_PATH_SCALAR; p < FAST_PATHS; p++) {
         for (int t = 1; t <= 2; t++) {
             fig[p][t - 1] = 0;
-            if (p > best) {
-                printf(" %9s", "-");
+            if (!fast_kernels_runs_path(p)) {
+                printf(" %10s", "-");
                 continue;
             }
             fast_kernels_force_path(p);
@@ -166,7 +166,7 @@ static void bench_row(Job *j, int best, double fig[3][2]) {
             double s;
             (void)time_median(run_job, j, p == FAST_PATH_SCALAR && flops > 1e8 ? 0.0 : 0.4, &s);
             fig[p][t - 1] = is_mm ? flops / s * 1e-9 : s / elems * 1e9;
-            printf(is_mm ? " %9.2f" : " %9.3f", fig[p][t - 1]);
+            printf(is_mm ? " %10.2f" : " %10.3f", fig[p][t - 1]);
             fflush(stdout);
         }
     }
@@ -175,9 +175,10 @@ static void bench_row(Job *j, int best, double fig[3][2]) {
 }
 
 static void bench_kernels(int best, int chosen, double ghz) {
-    printf("\nPer kernel: the best of a few runs (1 run for the GPT-2-size scalar products); 2t = 2 threads\n");
-    printf("%-15s %-29s %-8s %9s %9s %9s %9s %9s %9s\n", "kernel", "shape", "unit", "scalar", "scalar 2t",
-           "avx2", "avx2 2t", "avx512", "avx512 2t");
+    printf("\nPer kernel: the best of a few runs (1 run for the GPT-2-size scalar products); 2t = 2 threads;\n"
+           "a512-ymm = avx512 with avx2's 6 x 16 tile for the products\n");
+    printf("%-15s %-29s %-8s %10s %10s %10s %10s %10s %10s %10s %10s\n", "kernel", "shape", "unit", "scalar",
+           "scalar 2t", "avx2", "avx2 2t", "avx512", "avx512 2t", "a512-ymm", "a-ymm 2t");
     Job jobs[] = {
         {"matmul a@b", "(6,3) @ (3,2)", MATMUL, 1, 6, 3, 2, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"matmul a@b", "(1024,768) @ (768,768)", MATMUL, 1, 1024, 768, 768, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
@@ -205,9 +206,9 @@ static void bench_kernels(int best, int chosen, double ghz) {
         {"bw dv=w.T@dctx", "(1024,1024).T @ (1024,64)", BMM_AT, 1, 1024, 1024, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"bw dq=ds@k", "(1024,1024) @ (1024,64)", BMM, 1, 1024, 1024, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
     };
-    double fig[3][2], mm[3][2] = {{0}}, products[sizeof jobs / sizeof jobs[0]] = {0};
+    double fig[FAST_PATHS][2], mm[FAST_PATHS][2] = {{0}}, products[sizeof jobs / sizeof jobs[0]] = {0};
     for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
-        bench_row(&jobs[i], best, fig);
+        bench_row(&jobs[i], fig);
         if (i == 1) memcpy(mm, fig, sizeof mm);  // a @ b at GPT-2 size
         products[i] = fig[chosen][0];             // the path chosen at start, one thread
     }
@@ -228,7 +229,7 @@ static void bench_kernels(int best, int chosen, double ghz) {
     if (peak_zmm > 0) printf(", zmm %.0f GFLOP/s", peak_zmm);
     printf("\nbackward products at Exercise 3.3's size, on the path chosen at start (%s), 1 thread,\n"
            "against the %s peak; the attention's products one (T, T) matrix at a time, as the backward runs them:\n",
-           chosen == FAST_PATH_AVX512 ? "avx512" : "avx2", chosen == FAST_PATH_AVX512 ? "zmm" : "ymm");
+           fast_kernels_path_name_of(chosen), chosen == FAST_PATH_AVX512 ? "zmm" : "ymm");
     static const struct {
         int job;
         const char *what;
@@ -345,7 +346,7 @@ static double run_torch(const char *script, const char *env, const char *dump_di
     return seconds;
 }
 
-static void bench_forward(const char *script, int best, int chosen) {
+static void bench_forward(const char *script, int chosen) {
     enum { T = 1024, D = 768, H = 12 };
     printf("\nExercise 3.3 forward: MultiHeadAttention(768, 768, 1024, 0.0, 12) on (1, 1024, 768)\n");
     float *x = new_floats((long)T * D), *w[5], *b_out = new_floats(D), *out = new_floats((long)T * D),
@@ -397,15 +398,16 @@ static void bench_forward(const char *script, int best, int chosen) {
 
     const Mha m = {D, D, H, w[0], w[1], w[2], w[3], b_out};
     ForwardJob job = {&m, &s, x, out, T};
-    double t_c[3][3] = {{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}};
-    for (int p = FAST_PATH_SCALAR; p <= best; p++) {
-        for (int t = 1; t <= 2; t++) {
+    double t_c[FAST_PATHS][3];
+    for (int p = FAST_PATH_SCALAR; p < FAST_PATHS; p++) {
+        t_c[p][0] = t_c[p][1] = t_c[p][2] = -1;
+        for (int t = 1; t <= 2 && fast_kernels_runs_path(p); t++) {
             if (p == FAST_PATH_SCALAR && t == 2) continue;
             fast_kernels_force_path(p);
             fast_kernels_set_threads(t);
             double best_run;
             t_c[p][t] = time_median(run_forward, &job, p == FAST_PATH_SCALAR ? 0.0 : 1.5, &best_run);
-            printf("C forward, %-6s %d thread%s: median %7.1f ms, best %7.1f ms", fast_kernels_path_name(), t,
+            printf("C forward, %-10s %d thread%s: median %7.1f ms, best %7.1f ms", fast_kernels_path_name(), t,
                    t > 1 ? "s" : " ", t_c[p][t] * 1e3, best_run * 1e3);
             if (from_torch) {
                 long diff = 0, first = -1;
@@ -460,6 +462,6 @@ int main(int argc, char **argv) {
     printf("peak per core at %.2f GHz: AVX2 %.0f GFLOP/s (2 FMA pipes x 8 lanes x 2 flops), "
            "AVX-512 %.0f GFLOP/s (x 16 lanes)\n", ghz, 2 * 8 * 2 * ghz, 2 * 16 * 2 * ghz);
     bench_kernels(best, chosen_path, ghz);
-    bench_forward(argc > 1 ? argv[1] : NULL, best, chosen_path);
+    bench_forward(argc > 1 ? argv[1] : NULL, chosen_path);
     return 0;
 }

@@ -53,21 +53,29 @@ static int best_path(void) {
 
 // The path to take when none is asked for: the best one, except on a core
 // that runs 512-bit instructions as two 256-bit halves, AMD's Zen 4 (family
-// 19h; Zen 3, the same family, has no AVX-512). There a 512-bit mul or add
-// takes two slots of the FP pipes, so AVX-512 computes no more flops per
-// cycle than AVX2, and the 6 x 16 AVX2 tile runs faster than the 8 x 32 one
-// (measured on an EPYC 9004, (1024, 768) @ (768, 768), one thread: 98
-// against 72 GFLOP/s). The bits are the same either way.
+// 19h; Zen 3, the same family, has no AVX-512). There AVX-512's register
+// tile is the slower and its exp the faster, so the path is AVX-512 with
+// AVX2's tile (fast_isa_avx512_ymm). The bits are the same either way.
 static int preferred_path(int best) {
 #ifdef LITATTN_FAST_X86
     unsigned int eax, ebx, ecx, edx;
     if (best == FAST_PATH_AVX512 && __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u /* "Auth" */ &&
         edx == 0x69746e65u /* "enti" */ && ecx == 0x444d4163u /* "cAMD" */ && __get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
         const unsigned int base = (eax >> 8) & 0xf, family = base == 0xf ? base + ((eax >> 20) & 0xff) : base;
-        if (family == 0x19) return FAST_PATH_AVX2;
+        if (family == 0x19) return FAST_PATH_AVX512_YMM;
     }
 #endif
     return best;
+}
+
+// The instruction set a path needs, as the path that is the best with it:
+// AVX-512 with AVX2's tile needs what AVX-512 needs.
+static int needs(int path) { return path == FAST_PATH_AVX512_YMM ? FAST_PATH_AVX512 : path; }
+
+// path if this CPU runs it, else the best path it has
+static int clamp_path(int path, int best) {
+    if (path < FAST_PATH_SCALAR || path >= FAST_PATHS) path = FAST_PATH_SCALAR;
+    return needs(path) <= best ? path : best;
 }
 
 int fast_kernels_preferred_path(void) { return preferred_path(best_path()); }
@@ -79,7 +87,8 @@ static void choose_path(void) {
     if (env && strcmp(env, "scalar") == 0) want = FAST_PATH_SCALAR;
     if (env && strcmp(env, "avx2") == 0) want = FAST_PATH_AVX2;
     if (env && strcmp(env, "avx512") == 0) want = FAST_PATH_AVX512;
-    atomic_store(&active_path, want < best ? want : best);
+    if (env && strcmp(env, "avx512-ymm") == 0) want = FAST_PATH_AVX512_YMM;
+    atomic_store(&active_path, clamp_path(want, best));
 }
 
 int fast_kernels_path(void) {
@@ -87,16 +96,20 @@ int fast_kernels_path(void) {
     return atomic_load(&active_path);
 }
 
-const char *fast_kernels_path_name(void) {
-    static const char *const names[] = {"scalar", "avx2", "avx512"};
-    return names[fast_kernels_path()];
+const char *fast_kernels_path_name_of(int path) {
+    static const char *const names[FAST_PATHS] = {"scalar", "avx2", "avx512", "avx512-ymm"};
+    return path >= FAST_PATH_SCALAR && path < FAST_PATHS ? names[path] : "none";
+}
+
+const char *fast_kernels_path_name(void) { return fast_kernels_path_name_of(fast_kernels_path()); }
+
+bool fast_kernels_runs_path(int path) {
+    return path >= FAST_PATH_SCALAR && path < FAST_PATHS && needs(path) <= best_path();
 }
 
 void fast_kernels_force_path(int path) {
     pthread_once(&path_once, choose_path);
-    const int best = best_path();
-    if (path < FAST_PATH_SCALAR) path = FAST_PATH_SCALAR;
-    atomic_store(&active_path, path < best ? path : best);
+    atomic_store(&active_path, clamp_path(path, best_path()));
 }
 
 void fast_kernels_set_threads(int n) {
@@ -113,6 +126,7 @@ static const FastIsa *active_isa(void) {
     switch (fast_kernels_path()) {
     case FAST_PATH_AVX2: return &fast_isa_avx2;
     case FAST_PATH_AVX512: return &fast_isa_avx512;
+    case FAST_PATH_AVX512_YMM: return &fast_isa_avx512_ymm;
     default: break;
     }
 #endif

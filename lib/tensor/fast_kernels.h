@@ -3,12 +3,13 @@
 // the same float32 bits, for any thread count and on every path.
 //
 // Each function picks, once, the fastest path this CPU runs: AVX-512
-// (F/BW/DQ/VL), AVX2 + FMA, or the scalar kernels of kernels.h (AVX2 on a
-// Zen 4, whose 512-bit instructions are two 256-bit halves). Small sizes
-// go to the scalar kernels whatever the path (packing and threads would cost
-// more than they save). The environment variable LITATTN_KERNELS=scalar|avx2|
-// avx512 asks for a path; a path the CPU lacks falls back silently to the best
-// one it has below it.
+// (F/BW/DQ/VL), AVX2 + FMA, or the scalar kernels of kernels.h (on a Zen 4,
+// whose 512-bit instructions are two 256-bit halves, AVX-512 with AVX2's
+// register tile for the products). Small sizes go to the scalar kernels
+// whatever the path (packing and threads would cost more than they save).
+// The environment variable LITATTN_KERNELS=scalar|avx2|avx512|avx512-ymm
+// asks for a path; a path the CPU lacks falls back silently to the best one
+// it has.
 //
 // Arrays are flat, row-major, contiguous float32; `out` never overlaps an
 // input. Every order of float operations is the reference's (see each kernel
@@ -72,12 +73,18 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim);
 
-// The active path: 0 = scalar (kernels.h), 1 = AVX2, 2 = AVX-512.
-enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2 };
+// The active path: 0 = scalar (kernels.h), 1 = AVX2, 2 = AVX-512, 3 =
+// AVX-512 with AVX2's 6 x 16 register tile for the products (which needs
+// what AVX-512 needs).
+enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2, FAST_PATH_AVX512_YMM = 3, FAST_PATHS = 4 };
 int fast_kernels_path(void);
 const char *fast_kernels_path_name(void);
+// "scalar", "avx2", "avx512", "avx512-ymm" (the LITATTN_KERNELS values)
+const char *fast_kernels_path_name_of(int path);
+// Whether this CPU runs the path.
+bool fast_kernels_runs_path(int path);
 // The path taken when LITATTN_KERNELS asks for none (the best this CPU has,
-// or AVX2 on a Zen 4).
+// or AVX-512 with AVX2's tile on a Zen 4).
 int fast_kernels_preferred_path(void);
 // Asks for a path (tests, benchmark); clamps to the best path the CPU has.
 void fast_kernels_force_path(int path);

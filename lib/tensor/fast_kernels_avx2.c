@@ -16,7 +16,7 @@
 // ---------------------------------------------------------------------------
 // matmul: the 6 x 16 register tile
 // ---------------------------------------------------------------------------
-enum { MR = 6, NR = 16 };
+enum { MR = AVX2_TILE_MR, NR = AVX2_TILE_NR };
 
 // c (6, 16), rows ldc apart: c[r][j] = (first ? +0 : c[r][j]) + a[r][k] * pb[k][j]
 // for k = 0..kc-1, then + bias[j] if bias.
@@ -27,8 +27,8 @@ enum { MR = 6, NR = 16 };
 // Operands (fast_kernels.c): a (6 rows, lda apart, kc each: a's rows read in
 // place, each a[r][k] broadcast to 8 lanes); pb (kc, 16): the packed panel,
 // pb[k * 16 + j] = b[k][col j], two registers per k.
-static void gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
-                           const float *bias) {
+void fast_gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
+                         const float *bias) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
     for (int r = 0; r < MR; r++) {
@@ -63,11 +63,13 @@ static void gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const f
 // exp: SLEEF 3.5.1's expf (u10), 8 lanes, the sequence of sleef_expf.c
 // ---------------------------------------------------------------------------
 
-// d (8 lanes) -> e^d, lane by lane exactly as sleef_expf: q = rint(d log2 e)
-// (cvtps2dq, ties to even, NaN -> INT32_MIN), s = d - q ln2 in two fused
-// steps, the degree-7 polynomial by fused steps, 1 + fma(s*s, u, s), then
-// u * 2^(q>>1) * 2^(q - (q>>1)) and the two clamps.
-static inline __m256 exp8(__m256 d) {
+// d (8 lanes, each <= 100 or NaN) -> e^d, lane by lane exactly as
+// sleef_expf: q = rint(d log2 e) (cvtps2dq, ties to even, NaN -> INT32_MIN),
+// s = d - q ln2 in two fused steps, the degree-7 polynomial by fused steps,
+// 1 + fma(s*s, u, s), then u * 2^(q>>1) * 2^(q - (q>>1)) and the clamp below
+// -104. Its clamp above 100 cannot act on such a d: a softmax's x - max
+// (<= 0, or NaN) needs no more.
+static inline __m256 exp8_to_100(__m256 d) {
     const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(d, _mm256_set1_ps(0x1.715476p+0f)));
     const __m256 qf = _mm256_cvtepi32_ps(q);
     __m256 s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-0x1.62e4p-1f), d);
@@ -88,8 +90,12 @@ static inline __m256 exp8(__m256 d) {
         _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, half), bias), 23));
     u = _mm256_mul_ps(_mm256_mul_ps(u, scale1), scale2);
 
-    u = _mm256_andnot_ps(_mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ), u);
-    return _mm256_blendv_ps(u, _mm256_set1_ps(__builtin_inff()),
+    return _mm256_andnot_ps(_mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ), u);
+}
+
+// d (8 lanes) -> e^d: sleef_expf with both clamps (+inf above 100)
+static inline __m256 exp8(__m256 d) {
+    return _mm256_blendv_ps(exp8_to_100(d), _mm256_set1_ps(__builtin_inff()),
                             _mm256_cmp_ps(d, _mm256_set1_ps(100.0f), _CMP_GT_OQ));
 }
 
@@ -156,18 +162,18 @@ static inline float row_max(const float *x, int n) {
 // per element. out may be x.
 static inline void softmax_from_max(float *out, const float *x, int n, float max_s) {
     const __m256 max = _mm256_set1_ps(max_s);
-    __m256 acc = exp8(_mm256_sub_ps(_mm256_loadu_ps(x), max));
+    __m256 acc = exp8_to_100(_mm256_sub_ps(_mm256_loadu_ps(x), max));
     _mm256_storeu_ps(out, acc);
     int d = LANES;
     for (; d + LANES <= n; d += LANES) {
-        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + d), max));
+        const __m256 e = exp8_to_100(_mm256_sub_ps(_mm256_loadu_ps(x + d), max));
         _mm256_storeu_ps(out + d, e);
         acc = _mm256_add_ps(acc, e);
     }
     const int t = n - d;
     const __m256i tail = first_lanes(t);
     if (t > 0) {
-        const __m256 e = exp8(_mm256_sub_ps(_mm256_maskload_ps(x + d, tail), max));
+        const __m256 e = exp8_to_100(_mm256_sub_ps(_mm256_maskload_ps(x + d, tail), max));
         _mm256_maskstore_ps(out + d, tail, e);
         acc = _mm256_blendv_ps(acc, _mm256_add_ps(acc, e), _mm256_castsi256_ps(tail));
     }
@@ -367,10 +373,10 @@ const FastIsa fast_isa_avx2 = {
     .name = "avx2",
     .mr = MR,
     .nr = NR,
-    .kc = 256,
-    .mc = 96,
-    .nc = 1024,
-    .gemm_tile = gemm_tile_6x16,
+    .kc = AVX2_KC,
+    .mc = AVX2_MC,
+    .nc = AVX2_NC,
+    .gemm_tile = fast_gemm_tile_6x16,
     .softmax_row = softmax_row_avx2,
     .softmax_row_scaled = softmax_row_scaled_avx2,
     .softmax_backward_row = softmax_backward_row_avx2,

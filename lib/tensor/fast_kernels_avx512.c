@@ -66,12 +66,19 @@ static void gemm_tile_8x32(float *c, long ldc, const float *a, long lda, const f
 // exp: SLEEF 3.5.1's expf (u10), 16 lanes, the sequence of sleef_expf.c
 // ---------------------------------------------------------------------------
 
-// d (16 lanes) -> e^d, lane by lane exactly as sleef_expf (see exp8 in
-// fast_kernels_avx2.c): cvtps2dq ties to even (NaN -> INT32_MIN), the fused
-// steps as FMAs, two scaling multiplies, the two clamps.
-static inline __m512 exp16(__m512 d) {
-    const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(d, _mm512_set1_ps(0x1.715476p+0f)));
-    const __m512 qf = _mm512_cvtepi32_ps(q);
+// d (16 lanes, each <= 100 or NaN) -> e^d, lane by lane exactly as
+// sleef_expf (see exp8 in fast_kernels_avx2.c): cvtps2dq ties to even (NaN
+// -> INT32_MIN), the fused steps as FMAs, the scaling, the clamp below -104.
+// Its clamp above 100 cannot act on such a d: a softmax's x - max (<= 0, or
+// NaN) needs no more. SLEEF scales by two multiplies, u * 2^(q>>1) *
+// 2^(q - (q>>1)), built from q's bits; here one vscalefps, u * 2^q rounded
+// once, does it. The same bits: for -104 <= d <= 100, |q| <= 150, so the first
+// multiply is exact (a normal result) and the second is the one rounding of
+// u * 2^q; a NaN u stays that NaN. (Checked against sleef_expf over all 2^32
+// inputs; `unit / fast_kernels` runs every float of [-104, -87], where the
+// result is subnormal and the rounding acts.)
+static inline __m512 exp16_to_100(__m512 d) {
+    const __m512 qf = _mm512_cvtepi32_ps(_mm512_cvtps_epi32(_mm512_mul_ps(d, _mm512_set1_ps(0x1.715476p+0f))));
     __m512 s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-0x1.62e4p-1f), d);
     s = _mm512_fmadd_ps(qf, _mm512_set1_ps(-0x1.7f7d1cp-20f), s);
 
@@ -83,14 +90,13 @@ static inline __m512 exp16(__m512 d) {
     u = _mm512_fmadd_ps(u, s, _mm512_set1_ps(0x1p-1f));
     u = _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(_mm512_mul_ps(s, s), u, s));
 
-    const __m512i half = _mm512_srai_epi32(q, 1), bias = _mm512_set1_epi32(0x7f);
-    const __m512 scale1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
-    const __m512 scale2 =
-        _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(q, half), bias), 23));
-    u = _mm512_mul_ps(_mm512_mul_ps(u, scale1), scale2);
+    u = _mm512_scalef_ps(u, qf);
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_NLT_UQ), u);
+}
 
-    u = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(d, _mm512_set1_ps(-104.0f), _CMP_NLT_UQ), u);
-    return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(d, _mm512_set1_ps(100.0f), _CMP_GT_OQ),
+// d (16 lanes) -> e^d: sleef_expf with both clamps (+inf above 100)
+static inline __m512 exp16(__m512 d) {
+    return _mm512_mask_mov_ps(exp16_to_100(d), _mm512_cmp_ps_mask(d, _mm512_set1_ps(100.0f), _CMP_GT_OQ),
                               _mm512_set1_ps(__builtin_inff()));
 }
 
@@ -115,6 +121,12 @@ static void exp_avx512(float *out, const float *x, long n) {
 // vec::maximum on 8 lanes: max OR unordered, a NaN operand gives all-ones NaN
 static inline __m256 vec_max(__m256 a, __m256 b) {
     return _mm256_or_ps(_mm256_max_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+}
+
+// the same on 16 lanes
+static inline __m512 vec_max16(__m512 a, __m512 b) {
+    return _mm512_mask_mov_ps(_mm512_max_ps(a, b), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
 }
 
 // ((a0 op a4) op (a2 op a6)) op ((a1 op a5) op (a3 op a7))
@@ -145,27 +157,27 @@ static inline float row_max(const float *x, int n) {
     return tree_max(acc);
 }
 
-// x (n,), n >= 8 -> out (n,): softmax_row. exp runs 16 lanes at a time; its
-// 16 results are blocks 2j and 2j+1 of the 8-lane reduce_all(+), added to
-// the one 8-lane accumulator low half first, so the chain of each lane is
-// e[l] + e[l+8] + e[l+16] + ... as in torch. Then 1/sum and a multiply.
-static void softmax_row_avx512(float *out, const float *x, int n) {
-    const float max_s = row_max(x, n);
+// x (n,), n >= 8, max_s its reduce_all(max) -> out (n,): passes 2 and 3 of
+// softmax_row. exp runs 16 lanes at a time; its 16 results are blocks 2j and
+// 2j+1 of the 8-lane reduce_all(+), added to the one 8-lane accumulator low
+// half first, so the chain of each lane is e[l] + e[l+8] + e[l+16] + ... as
+// in torch. Then 1/sum and a multiply. out may be x.
+static inline void softmax_from_max(float *out, const float *x, int n, float max_s) {
     const __m512 max = _mm512_set1_ps(max_s);
     // block 0 starts the accumulator
     __m256 acc = _mm256_loadu_ps(x);
-    acc = _mm512_castps512_ps256(exp16(_mm512_sub_ps(_mm512_castps256_ps512(acc), max)));
+    acc = _mm512_castps512_ps256(exp16_to_100(_mm512_sub_ps(_mm512_castps256_ps512(acc), max)));
     _mm256_storeu_ps(out, acc);
     int d = LANES;
     for (; d + LANES16 <= n; d += LANES16) {
-        const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + d), max));
+        const __m512 e = exp16_to_100(_mm512_sub_ps(_mm512_loadu_ps(x + d), max));
         _mm512_storeu_ps(out + d, e);
         acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
         acc = _mm256_add_ps(acc, _mm512_extractf32x8_ps(e, 1));
     }
     if (d < n) {  // 1..15 left: one full 8-block and/or a partial one
         const int t = n - d;
-        const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(first16(t), x + d), max));
+        const __m512 e = exp16_to_100(_mm512_sub_ps(_mm512_maskz_loadu_ps(first16(t), x + d), max));
         _mm512_mask_storeu_ps(out + d, first16(t), e);
         const __m256 e_lo = _mm512_castps512_ps256(e), e_hi = _mm512_extractf32x8_ps(e, 1);
         if (t >= LANES) {
@@ -181,6 +193,41 @@ static void softmax_row_avx512(float *out, const float *x, int n) {
         const __mmask16 tail = first16(n - d);
         _mm512_mask_storeu_ps(out + d, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, out + d), inv));
     }
+}
+
+// x (n,), n >= 8 -> out (n,): softmax_row (pass 1: row_max)
+static void softmax_row_avx512(float *out, const float *x, int n) { softmax_from_max(out, x, n, row_max(x, n)); }
+
+// x (n,), n >= 8 -> out (n,) = softmax_row(x / s): each x / s rounded once
+// (div_scalar's true division, or x * r where the caller knows that r = 1 / s
+// rounds the same), stored, and its max taken in the same pass, 16 lanes at
+// a time in two accumulators. The max of a row is one value whatever the
+// order it is taken in, but for two things that cannot change the softmax:
+// vec_max picks between +0 and -0 by order (and x - (+0), x - (-0) differ at
+// most in the sign of a zero, whose exp is 1 either way), and a NaN anywhere
+// makes it the all-ones NaN in any order. Then passes 2 and 3. out may be x.
+static void softmax_row_scaled_avx512(float *out, const float *x, int n, float s, int by_reciprocal) {
+    const __m512 d_s = _mm512_set1_ps(by_reciprocal ? 1.0f / s : s);
+#define SCALED(v) (by_reciprocal ? _mm512_mul_ps((v), d_s) : _mm512_div_ps((v), d_s))
+    __m512 acc0 = _mm512_set1_ps(-__builtin_inff()), acc1 = acc0;
+    int d = 0;
+    for (; d + 2 * LANES16 <= n; d += 2 * LANES16) {
+        const __m512 y0 = SCALED(_mm512_loadu_ps(x + d)), y1 = SCALED(_mm512_loadu_ps(x + d + LANES16));
+        _mm512_storeu_ps(out + d, y0);
+        _mm512_storeu_ps(out + d + LANES16, y1);
+        acc0 = vec_max16(acc0, y0);
+        acc1 = vec_max16(acc1, y1);
+    }
+    for (; d < n; d += LANES16) {
+        const __mmask16 part = first16(n - d < LANES16 ? n - d : LANES16);
+        const __m512 y = SCALED(_mm512_maskz_loadu_ps(part, x + d));
+        _mm512_mask_storeu_ps(out + d, part, y);
+        acc0 = _mm512_mask_mov_ps(acc0, part, vec_max16(acc0, y));
+    }
+#undef SCALED
+    const __m512 m16 = vec_max16(acc0, acc1);
+    const __m256 m8 = vec_max(_mm512_castps512_ps256(m16), _mm512_extractf32x8_ps(m16, 1));
+    softmax_from_max(out, out, n, tree_max(m8));
 }
 
 // ---------------------------------------------------------------------------
@@ -280,7 +327,33 @@ const FastIsa fast_isa_avx512 = {
     .nc = 1024,
     .gemm_tile = gemm_tile_8x32,
     .softmax_row = softmax_row_avx512,
+    .softmax_row_scaled = softmax_row_scaled_avx512,
     .softmax_backward_row = NULL,  // the AVX2 kernel: its 8 lanes are the order
+    .sum_row = sum_row_avx512,
+    .exp = exp_avx512,
+    .dropout_block = dropout_block_avx512,
+    .transpose_8x8 = NULL,
+};
+
+// The path for a core that runs a 512-bit instruction as two 256-bit halves
+// (AMD's Zen 4). There a 512-bit mul or add takes two slots of the FP pipes,
+// so the 8 x 32 tile computes no more flops per cycle than AVX2's 6 x 16 and
+// runs slower (72 against 98 GFLOP/s for (1024, 768) @ (768, 768) on an EPYC
+// 9004, one thread); but a 512-bit instruction takes one slot of the
+// scheduler, so a chain as long as exp's keeps twice the elements in flight
+// (the softmax of a 16384-float row: 0.46 against 0.60 ns a float). The
+// products take AVX2's tile; everything else is this file's.
+const FastIsa fast_isa_avx512_ymm = {
+    .name = "avx512-ymm",
+    .mr = AVX2_TILE_MR,
+    .nr = AVX2_TILE_NR,
+    .kc = AVX2_KC,
+    .mc = AVX2_MC,
+    .nc = AVX2_NC,
+    .gemm_tile = fast_gemm_tile_6x16,
+    .softmax_row = softmax_row_avx512,
+    .softmax_row_scaled = softmax_row_scaled_avx512,
+    .softmax_backward_row = NULL,
     .sum_row = sum_row_avx512,
     .exp = exp_avx512,
     .dropout_block = dropout_block_avx512,

@@ -44,5 +44,14 @@ typedef struct {
 
 extern const FastIsa fast_isa_avx2;
 extern const FastIsa fast_isa_avx512;
+// AVX-512's kernels with AVX2's register tile for the products: the path
+// for a core that runs a 512-bit instruction as two 256-bit halves
+extern const FastIsa fast_isa_avx512_ymm;
+
+// AVX2's 6 x 16 register tile (fast_kernels_avx2.c) and its cache blocks,
+// which fast_isa_avx512_ymm shares; its contract is FastIsa.gemm_tile's.
+enum { AVX2_TILE_MR = 6, AVX2_TILE_NR = 16, AVX2_KC = 256, AVX2_MC = 96, AVX2_NC = 1024 };
+void fast_gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
+                         const float *bias);
 
 #endif
