@@ -198,6 +198,8 @@ def summary(report):
     m = report.get("machine", {})
     for r in m.get("fused", []):
         if r.get("fraction"):
+            fastest = (f", the fastest run {100 * r['fastest_fraction']:.0f}%" if r.get("fastest_fraction") else "")
             parts.append(f"Fused forward at ({r['batch']}, {r['T']}, 768): {r['gflops']:.0f} GFLOP/s, "
-                         f"{100 * r['fraction']:.0f}% of the measured mul + add peak ({m['peak_gflops']:.0f} GFLOP/s).")
+                         f"{100 * r['fraction']:.0f}% of the measured mul + add peak ({m['peak_gflops']:.0f} GFLOP/s; "
+                         f"the median run{fastest}).")
     return " ".join(parts)
