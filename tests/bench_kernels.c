@@ -13,8 +13,9 @@
 //    it issues a mul and an add per product, which on this core (2 FMA/FMUL
 //    pipes + 2 FADD pipes) can still reach that many flops per cycle.
 // 2. Per kernel and shape (book size, GPT-2 size): GFLOP/s or ns/element for
-//    scalar, AVX2, AVX-512 and AVX-512 with AVX2's tile, one and two threads (best of a few runs: on a
-//    shared machine the best is the one least disturbed).
+//    scalar, AVX2, AVX-512 and AVX-512 with AVX2's tile, one and two threads
+//    (best of a few runs: on a shared machine the best is the one least
+//    disturbed).
 // 3. Exercise 3.3's forward, MultiHeadAttention(768, 768, 1024, 0.0, 12) on
 //    (1, 1024, 768), in C (mha_forward_ex33 below) and in torch 1.13 with one
 //    thread, once with the reference BLAS and once with OpenBLAS
