@@ -72,10 +72,11 @@ static int preferred_path(int best) {
 // AVX-512 with AVX2's tile needs what AVX-512 needs.
 static int needs(int path) { return path == FAST_PATH_AVX512_YMM ? FAST_PATH_AVX512 : path; }
 
-// path if this CPU runs it, else the best path it has
+// path if this CPU runs it, else the best path it has (below the first
+// path: the scalar one)
 static int clamp_path(int path, int best) {
-    if (path < FAST_PATH_SCALAR || path >= FAST_PATHS) path = FAST_PATH_SCALAR;
-    return needs(path) <= best ? path : best;
+    if (path < FAST_PATH_SCALAR) return FAST_PATH_SCALAR;
+    return path < FAST_PATHS && needs(path) <= best ? path : best;
 }
 
 int fast_kernels_preferred_path(void) { return preferred_path(best_path()); }
