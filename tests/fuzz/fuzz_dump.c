@@ -12,7 +12,7 @@
 //   fifo.h5           a FIFO                  dir.h5/   a directory
 //   other.h5          a regular file          sub/      a directory, with sub/up -> ..
 // Checked besides the sanitizers:
-//   - a refusal is one non-empty line;
+//   - a refusal is one non-empty line, as stderr shows it (escaped);
 //   - an accepted target is not the fixture (by device and inode), and if it
 //     exists it is a regular file;
 //   - no check blocks (a FIFO is never opened: libFuzzer's -timeout catches one);
@@ -34,6 +34,7 @@
 
 #include "cli.h"
 #include "dump.h"
+#include "error.h"
 #include "tensor.h"
 
 #define MAX_ARGS 64
@@ -127,9 +128,13 @@ static int inside_scratch(const char *path) {
     return !strncmp(real, scratch, n) && (real[n] == '/' || real[n] == '\0');
 }
 
+// The message as stderr shows it (die() escapes it with text_escape: a
+// path's newline or control byte is written as an escape) is one line.
 static void one_line(const char *what, const char *err) {
     if (!*err) broken(what, "refused with an empty message");
-    if (strchr(err, '\n')) broken(what, err);
+    char shown[4 * 1024 + 1];
+    text_escape(shown, sizeof shown, err);
+    if (strchr(shown, '\n')) broken(what, shown);
 }
 
 static void check_target(const char *path) {
