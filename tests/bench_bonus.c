@@ -261,20 +261,20 @@ static int machine(void) {
         const double t_first = harness_seconds();
         tensor_free(multihead_attention_forward(&m, x));
         const double first = harness_seconds() - t_first;
-        double fastest = 0;
         for (int r = 0; r < RUNS; r++) {
             const double t0 = harness_seconds();
             Tensor out = multihead_attention_forward(&m, x);
             t[r] = harness_seconds() - t0;
-            if (r == 0 || t[r] < fastest) fastest = t[r];
             tensor_free(out);
         }
         const double flop = causal_flops(B, T), sec = harness_median(t, RUNS), gf = flop / sec * 1e-9;
-        const double pct = peak > 0 ? 100 * gf / peak : 0.0, pct_fastest = peak > 0 ? 100 * flop / fastest * 1e-9 / peak : 0.0;
+        const double fastest = t[0];  // (harness_median sorted t)
+#define OF_PEAK(seconds) (peak > 0 ? 100 * flop / (seconds) * 1e-9 / peak : 0.0)
         printf("fused forward (%d, %d, %d): %.1f GFLOP counted; %d runs after a warm-up: median %.3f s, %.1f GFLOP/s = "
                "%.1f%% of the peak; fastest %.3f s = %.1f%% (the first run, on fresh pages: %.3f s, %.1f%%)\n",
-               B, T, EMBED, flop * 1e-9, RUNS, sec, gf, pct, fastest, pct_fastest, first,
-               peak > 0 ? 100 * flop / first * 1e-9 / peak : 0.0);
+               B, T, EMBED, flop * 1e-9, RUNS, sec, gf, OF_PEAK(sec), fastest, OF_PEAK(fastest), first,
+               OF_PEAK(first));
+#undef OF_PEAK
         printf("RESULT fused.%d.%d %.6f %.3f %.3f %.6f %.6f\n", B, T, sec, flop * 1e-9, gf, first, fastest);
         fflush(stdout);
         tensor_free(x);
