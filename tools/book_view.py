@@ -14,7 +14,7 @@ network and no JavaScript.
 Each chapter runs once per variant, on its fixture, with --dump; what a
 page shows is read at build time from the chapter's source (the blocks
 between its markers), its output, the dump against the PyTorch fixture,
-the official notebooks (BOOK, default ../shared/book or $LITATTN_BOOK) and tests/book. Runs
+the official notebooks (BOOK, default fixtures/book or $LITATTN_BOOK) and tests/book. Runs
 and figures are cached in BUILD/book-view-cache, keyed by content.
 
 Debian packages: python3-matplotlib, python3-pygments, python3-nbformat,
@@ -83,14 +83,12 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     missing = missing_packages()
-    reason = None
     if missing:
-        reason = f"the view needs {', '.join(missing)} (apt-get install {' '.join(missing)})"
-    elif not os.path.isdir(os.path.join(args.book, "official")):
-        reason = (f"no official notebooks at {os.path.join(args.book, 'official')} "
-                  "(the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
-    if reason:
-        return unavailable(args, reason, skip=True)
+        return unavailable(args, f"the view needs {', '.join(missing)} (apt-get install {' '.join(missing)})", skip=True)
+    if not os.path.isdir(os.path.join(args.book, "official")):
+        return unavailable(args, f"no official notebooks at {os.path.join(args.book, 'official')} "
+                           "(the repository keeps them in fixtures/book/official; LITATTN_BOOK names another folder)",
+                           skip=False)
     digest = inputs_digest(args)
     if args.if_stale and made_from(args.out) == digest:
         print(f"book_view: {args.out} is up to date")

@@ -23,8 +23,9 @@ TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 TABLE_PATH = os.path.join(REPO_ROOT, "chapters", "chapters.txt")
 # The book's files (official/ holds the notebooks; the transcripts beside it):
-# beside the checkout, in ../shared/book, unless LITATTN_BOOK names another place.
-BOOK_DIR = os.environ.get("LITATTN_BOOK") or os.path.join(REPO_ROOT, "..", "shared", "book")
+# fixtures/book/ (fixtures/book/PROVENANCE.md), unless LITATTN_BOOK names
+# another folder of the same layout.
+BOOK_DIR = os.environ.get("LITATTN_BOOK") or os.path.join(REPO_ROOT, "fixtures", "book")
 
 
 # The notebooks a cell spec names, by its prefix: (notebook, the prefix of

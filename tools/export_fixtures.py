@@ -39,7 +39,7 @@ notebook's cells in PyTorch, in the order the C chapter runs them, through a `Ru
 A name recorded again replaces the earlier value, as a notebook variable does.
 Tensors of more than 2^18 elements are stored as a digest (README).
 
-Transcripts (../shared/book/) are named by their file prefix:
+Transcripts (fixtures/book/) are named by their file prefix:
   000 = 000_efa2f07078f272d9.txt   seed-123 notebook, builds V1 without re-seeding
   001 = 001_0f0553d38278198f.txt   sections 3.3 and 3.4 with seed 42
   002 = 002_264268caed6f9ca7.txt   lecture notes: seed 123 / 789 code, prints nothing

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/extract_book_blocks.py [BOOK_DIR]          # write tests/book/
     /usr/bin/python3 tools/extract_book_blocks.py --check [BOOK_DIR]  # compare, exit 1 on a difference
 
-BOOK_DIR defaults to ../shared/book beside the checkout, or $LITATTN_BOOK. It
+BOOK_DIR defaults to fixtures/book (or $LITATTN_BOOK). It
 holds the transcripts (*.txt) and, in official/, the book's notebooks.
 Writes tests/book/<chapter>.<variant>.txt: a provenance line "#! ...", then
 for each block a header line "# <source> <cell>" and the block's lines.
@@ -197,8 +197,13 @@ def official_blocks(official_dir):
 
 def provenance(official_dir):
     """Where the notebooks come from, and their digests: a change to either shows in --check."""
-    readme = open(os.path.join(official_dir, "README.md"), encoding="utf-8").read()
-    m = re.search(r"commit ([0-9a-f]{40})", readme)
+    # The commit is named in fixtures/book/PROVENANCE.md (or a LITATTN_BOOK
+    # folder's official/README.md).
+    m = None
+    for doc in (os.path.join(os.path.dirname(official_dir), "PROVENANCE.md"), os.path.join(official_dir, "README.md")):
+        if os.path.exists(doc):
+            m = re.search(r"commit `?([0-9a-f]{40})", open(doc, encoding="utf-8").read())
+            break
     digests = ", ".join(f"{n} sha256 {hashlib.sha256(open(os.path.join(official_dir, n), 'rb').read()).hexdigest()[:16]}"
                         for n in OFFICIAL)
     return f"#! rasbt/LLMs-from-scratch commit {m.group(1) if m else 'unknown'}; {digests}"
@@ -304,8 +309,9 @@ def main(argv):
     book_dir = args[0] if args else BOOK_DIR
     out_dir = os.path.join(REPO_ROOT, "tests", "book")
     if not os.path.isdir(os.path.join(book_dir, "official")):
-        print(f"SKIP: no notebooks at {os.path.join(book_dir, 'official')} (the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
-        return 77 if check else 1
+        print(f"FAIL: no notebooks at {os.path.join(book_dir, 'official')} "
+              "(the repository keeps them in fixtures/book/official; LITATTN_BOOK names another folder)")
+        return 1
     contents, problems = collect(book_dir)
     ours = lambda n: n.startswith("ch") and n.endswith(".txt")  # noqa: E731  this script's outputs only
     differ = 0

@@ -35,5 +35,5 @@ for name in $(awk '!/^#/ && NF { print $1 }' chapters/chapters.txt); do
 done
 
 # The book view beside the notebooks (build/book-view/index.html), which the
-# view tests then find made; without ../shared/book it says why and goes on.
+# view tests then find made.
 meson compile -C "$build" book-view

@@ -13,7 +13,7 @@ from .ch03_mha import ch03_mha_data_loading
 from .ch03_bonus import ch03_bonus_mha_implementations
 from .run import Run
 
-# Transcripts (../shared/book/), named by their file prefix (tools/export_fixtures.py).
+# Transcripts (fixtures/book/), named by their file prefix (tools/export_fixtures.py).
 T000 = "000_efa2f07078f272d9.txt"
 T001 = "001_0f0553d38278198f.txt"
 T002 = "002_264268caed6f9ca7.txt"

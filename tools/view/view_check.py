@@ -289,8 +289,9 @@ def main(argv):
     a = ap.parse_args(argv)
     site = a.site or os.path.join(a.build, "book-view")
     if not os.path.isdir(os.path.join(a.book, "official")):
-        print(f"SKIP: no official notebooks at {os.path.join(a.book, 'official')} (the book's files sit beside the checkout, in ../shared/book, or where LITATTN_BOOK says)")
-        return 77
+        print(f"FAIL: no official notebooks at {os.path.join(a.book, 'official')} "
+              "(the repository keeps them in fixtures/book/official; LITATTN_BOOK names another folder)")
+        return 1
     if a.build_site:
         view_site.ensure_site(a.build, site)
     if not os.path.exists(os.path.join(site, "view.json")):

@@ -163,7 +163,7 @@ def transcript_name(block):
     """'001_0f05...txt:37' and 'In [7]' -> 'Transcript 001, line 37 (its In [7])', with the file as a tooltip."""
     name, _, line = block.source.partition(":")
     cell = f" (its {esc(block.cell)})" if block.cell not in ("", "-") else ""
-    return f'<abbr title="shared/book/{esc(name)}">Transcript {esc(name.split("_")[0])}</abbr>, line {esc(line)}{cell}'
+    return f'<abbr title="fixtures/book/{esc(name)}">Transcript {esc(name.split("_")[0])}</abbr>, line {esc(line)}{cell}'
 
 
 def c_side(row, page):
