@@ -27,7 +27,9 @@
 
 int main(int argc, char **argv) {
     chapter_begin(argc, argv);
-    check_input_size("embeddings", 8, 1024, 768);  // refuses a size past the limit before anything prints
+    // The widest tensor is the combined Q, K, V projection's output (3 x 768
+    // features): a size past the limit is refused before anything prints.
+    check_input_size("the combined QKV projection's output", 3, 8, 1024, 768);
 
     ImplIn(1, "import torch");
     manual_seed(123);

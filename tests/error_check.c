@@ -724,7 +724,13 @@ static const CommandLine command_lines[] = {
     {"batch_size_not_a_number", {"--batch-size", "eight"}, 2, "--batch-size&'eight'&[1, 2^31 - 1]", SIZES},
     {"context_len_given_twice", {"--context-len", "8", "--context-len", "9"}, 2, "--context-len given twice", SIZES},
     {"sizes_past_the_memory_limit", {"--batch-size", "2", "--context-len", "65536"}, 2,
-     "--context-len 65536&(2, 65536, 768)&2^26", SIZES},
+     "--context-len 65536&(2, 65536, 2304)&2^26", SIZES},
+    // The widest tensor is the combined QKV projection, 3 x 768 wide: 29127
+    // tokens fit, 29128 do not, whichever of batch and length holds them.
+    {"sizes_past_the_qkv_limit", {"--batch-size", "1", "--context-len", "29128"}, 2,
+     "--context-len 29128&(1, 29128, 2304)&at most 29127", SIZES},
+    {"batch_past_the_qkv_limit", {"--batch-size", "29128", "--context-len", "1"}, 2,
+     "--batch-size 29128&(29128, 1, 2304)&at most 29127", SIZES},
     {"sizes_with_a_fixture", {"--context-len", "8", "--fixture", "@GOOD"}, 2, "--context-len", SIZES},
     {"sizes_on_a_chapter_at_the_book_sizes", {"--context-len", "8"}, 2, "--context-len", BOOK_SIZES},
 };

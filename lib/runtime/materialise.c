@@ -69,12 +69,12 @@ void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b)
     print(line);
 }
 
-void check_input_size(const char *name, int book_batch_size, int book_context_len, int book_embed_dim) {
+void check_input_size(const char *name, int width, int book_batch_size, int book_context_len, int book_embed_dim) {
     const long b = setting_int_silent("batch_size", book_batch_size), T = setting_int_silent("context_len", book_context_len);
-    const long d = setting_int_silent("embed_dim", book_embed_dim);
-    const long n = b * T * d;  // each at most 2^24 (settings.c): no overflow
-    if (n <= TENSOR_MAX_NUMEL) return;
-    die(EXIT_USAGE, "--batch-size %ld --context-len %ld: %s (%ld, %ld, %ld) would hold %ld elements, more than the "
+    const long d = (long)width * setting_int_silent("embed_dim", book_embed_dim);
+    const double n = (double)b * (double)T * (double)d;  // each at most 2^24 (settings.c), width a few: exact
+    if (n <= (double)TENSOR_MAX_NUMEL) return;
+    die(EXIT_USAGE, "--batch-size %ld --context-len %ld: %s (%ld, %ld, %ld) would hold %.0f elements, more than the "
         "2^26 = %ld a tensor may hold (lib/README.md, Limits): at %ld features, batch_size * context_len is at most %ld",
         b, T, name, b, T, d, n, TENSOR_MAX_NUMEL, d, TENSOR_MAX_NUMEL / d);
 }

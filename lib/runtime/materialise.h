@@ -38,10 +38,12 @@ Tensor multihead_attention_forward_fused(const MultiHeadAttention *m, Tensor x);
 // NaN payloads included), and where they first differ if not.
 void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b);
 
-// Before anything prints: the input `name` (batch_size, context_len,
-// embed_dim), with the settings or the command line's --batch-size and
-// --context-len, must fit the limit; else one line (exit 2) names the values
-// and the limit.
-void check_input_size(const char *name, int book_batch_size, int book_context_len, int book_embed_dim);
+// Before anything prints: the widest tensor the run makes from the input,
+// `name` of shape (batch_size, context_len, width * embed_dim) (width 3 for
+// a combined Q, K, V projection), with the settings or the command line's
+// --batch-size and --context-len, must fit the limit of 2^26 elements; else
+// one line (exit 2) names the values and the largest batch_size *
+// context_len that fits.
+void check_input_size(const char *name, int width, int book_batch_size, int book_context_len, int book_embed_dim);
 
 #endif
