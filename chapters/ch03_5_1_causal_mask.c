@@ -4,7 +4,7 @@
 // SelfAttention_v2 (In [24]), masked above the diagonal twice over: by
 // zeroing and renormalising (In [26]-[28]), and by -inf before the softmax
 // (In [29]-[30]). The two print the same digits but are not the same bits
-// (reference 3.5-3.6, section 9), so each is computed its own way.
+// (lib/NUMERICS.md#softmax), so each is computed its own way.
 #include <math.h>
 
 #include "chapter.h"

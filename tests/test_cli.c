@@ -84,7 +84,7 @@ static void test_values(void) {
     char err[256];
     char *argv[] = {"chapter", "--seed", "-1", "--skip", "18", NULL};
     int rc = cli_parse(5, argv, 1, &opt, err, sizeof err);
-    // manual_seed(-1) seeds with 2^64 - 1 (reference section 1).
+    // manual_seed(-1) seeds with 2^64 - 1 (lib/NUMERICS.md#the-generator).
     int ok = rc == CLI_OK && opt.n_seeds == 1 && opt.seeds[0].value == UINT64_MAX && opt.skip == 18;
     printf("%s --seed -1 --skip 18 -> seed %llu, skip %lld\n", ok ? "ok  " : "FAIL",
            (unsigned long long)opt.seeds[0].value, opt.skip);

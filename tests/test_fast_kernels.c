@@ -393,7 +393,7 @@ static void test_exp(void) {
 // ---------------------------------------------------------------------------
 static Tally t_dropout = {"dropout_noise", {0}, {0}, {0}}, t_generator = {"generator", {0}, {0}, {0}};
 
-// the definition (torch-cpu-numerics-3.5-3.6.md section 4): per element,
+// the definition (lib/NUMERICS.md#dropout): per element,
 // bernoulli_(keep) on r = random64(), then div_ by (float)keep
 static void dropout_reference(float *noise, long n, double keep, TorchGenerator *g) {
     for (long i = 0; i < n; i++) {

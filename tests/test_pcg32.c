@@ -1,7 +1,7 @@
 // test_pcg32.c: lib/random/pcg32.h against PCG32's published known answers, and the
 // distributions of pcg32_double_r and pcg32_normal_r.
 //
-// Known answers (torch-cpu-numerics.md section 8): the output of pcg-c-basic's
+// Known answers (lib/NUMERICS.md#pcg32): the output of pcg-c-basic's
 // pcg32-demo (imneme/pcg-c-basic, pcg32-demo.c; its expected output is printed
 // on pcg-random.org's "Using the pcg-c-basic library" page and recorded in
 // imneme/pcg-c test-high/expected/check-pcg32.out). The demo seeds with
@@ -10,9 +10,9 @@
 // (pcg32_boundedrand_r(2) ? 'H' : 'T'), 33 dice (pcg32_boundedrand_r(6) + 1)
 // and a 52-card Fisher-Yates shuffle (for i = 52 down to 2: swap card
 // boundedrand(i) with card i - 1). Round 1 is checked below.
-// The reference's "next six" values are the 7th to 12th outputs of the raw
-// stream from the same seed (not round 2 of the demo, which begins after the
-// coins, dice and cards of round 1).
+// The "next six" values are the 7th to 12th outputs of the raw stream from
+// the same seed (not round 2 of the demo, which begins after the coins, dice
+// and cards of round 1).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -2,14 +2,15 @@
 // PyTorch's CPU generator.
 //
 // Expected values are published known answers, none taken from our output:
-// - torch-cpu-numerics.md section 1: the first MT19937 outputs after
+// - lib/NUMERICS.md#the-generator: the first MT19937 outputs after
 //   torch.manual_seed(0), (42) and (123), measured on torch 1.13.1;
 // - the C++ standard ([rand.predef]): the 10000th output of a
 //   default-constructed std::mt19937 (seed 5489) is 4123659995. PyTorch's
 //   stream is std::mt19937's, so this checks 16 twists of the state;
-// - section 2: torch.manual_seed(123); torch.rand(3, 2) starts 0.2961, 0.5166,
-//   0.2517 (4 decimals, the book's W_query);
-// - section 3: torch.manual_seed(0); nn.Linear(3, 2) in hex floats, bit for bit;
+// - lib/NUMERICS.md#the-generator: torch.manual_seed(123); torch.rand(3, 2)
+//   starts 0.2961, 0.5166, 0.2517 (4 decimals, the book's W_query);
+// - lib/NUMERICS.md#uniform-draws-and-initialisation: torch.manual_seed(0);
+//   nn.Linear(3, 2) in hex floats, bit for bit;
 // - torch.manual_seed's accepted range [-2^63, 2^64 - 1] and the mapping of
 //   negative seeds to 2^64 + s (THPGenerator_manualSeed, torch 1.13).
 #include <math.h>
@@ -77,9 +78,9 @@ static const uint32_t seed42[] = {1608637542u, 3421126067u};
 static const uint32_t seed123[] = {2991312382u, 3062119789u, 1228959102u, 1840268610u};
 
 static void test_published_streams(void) {
-    check_stream("0", seed0, 3, "reference section 1");
-    check_stream("42", seed42, 2, "reference section 1");
-    check_stream("123", seed123, 4, "reference section 1");
+    check_stream("0", seed0, 3, "lib/NUMERICS.md#the-generator");
+    check_stream("42", seed42, 2, "lib/NUMERICS.md#the-generator");
+    check_stream("123", seed123, 4, "lib/NUMERICS.md#the-generator");
 }
 
 static void test_cpp_standard_answer(void) {
@@ -159,7 +160,7 @@ static void test_parse_seed(void) {
 }
 
 static void test_random64(void) {
-    // random64 is two draws, the first one the high half (reference section 1).
+    // random64 is two draws, the first one the high half (lib/NUMERICS.md#the-generator).
     TorchGenerator g;
     torch_manual_seed(&g, 0);
     uint64_t r = torch_random64(&g);
@@ -170,7 +171,7 @@ static void test_random64(void) {
 
 static void test_source_and_rand(void) {
     // torch.manual_seed(123); torch.rand(3, 2): the book's W_query begins
-    // 0.2961, 0.5166, 0.2517 (reference section 2, 4 decimals).
+    // 0.2961, 0.5166, 0.2517 (lib/NUMERICS.md#the-generator, 4 decimals).
     TorchGenerator g;
     torch_manual_seed(&g, 123);
     RandomSource rs = torch_generator_source(&g);
@@ -190,7 +191,8 @@ static void test_source_and_rand(void) {
 }
 
 static void test_linear_seed0(void) {
-    // torch.manual_seed(0); nn.Linear(3, 2), FMA build (reference section 3).
+    // torch.manual_seed(0); nn.Linear(3, 2), FMA build
+    // (lib/NUMERICS.md#uniform-draws-and-initialisation).
     static const float want_w[6] = {-0x1.1b47dp-8f,  0x1.3d2626p-2f,  -0x1.e696fcp-2f,
                                     -0x1.b31792p-2f, -0x1.c76962p-3f, 0x1.3d12a6p-3f};
     static const float want_b[2] = {-0x1.76d68p-7f, 0x1.d4c2f4p-2f};

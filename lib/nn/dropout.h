@@ -1,4 +1,4 @@
-// dropout.h: nn.Dropout(p) as the CPU runs it (reference 3.5-3.6, section 4).
+// dropout.h: nn.Dropout(p) as the CPU runs it (lib/NUMERICS.md#dropout).
 // In training mode with 0 < p < 1 it draws a mask (two 32-bit draws per
 // element) from the ParamSource it was given (param_source.h) and returns
 // x * mask / (1 - p); in eval mode, with p = 0

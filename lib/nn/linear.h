@@ -1,7 +1,7 @@
 // linear.h: nn.Linear, a weight (out, in) and an optional bias (out,).
 //
 // linear_new draws exactly as nn.Linear(in, out, bias).reset_parameters()
-// does (torch-cpu-numerics.md section 3): the weight from
+// does (lib/NUMERICS.md#uniform-draws-and-initialisation): the weight from
 // kaiming_uniform_(a=sqrt(5)), out * in draws in row-major order, then the
 // bias from U(-1/sqrt(in), 1/sqrt(in)), out draws, through the ParamSource
 // it is given (param_source.h). Seeded like torch.manual_seed, the

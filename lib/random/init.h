@@ -1,8 +1,9 @@
 // init.h: the distributions PyTorch's initialisation draws from, over any
 // RandomSource (random_source.h). With a TorchGenerator source they give
-// PyTorch 1.13's CPU float32 bits (torch-cpu-numerics.md sections 2 and 3;
-// ATen's uniform_real in ATen/core/TransformationHelper.h and uniform_kernel
-// in ATen/native/cpu/DistributionTemplates.h); with PCG32 they give the same
+// PyTorch 1.13's CPU float32 bits (lib/NUMERICS.md#the-generator and
+// lib/NUMERICS.md#uniform-draws-and-initialisation; ATen's uniform_real in
+// ATen/core/TransformationHelper.h and uniform_kernel in
+// ATen/native/cpu/DistributionTemplates.h); with PCG32 they give the same
 // distributions from the library's own stream.
 #ifndef LITATTN_INIT_H
 #define LITATTN_INIT_H

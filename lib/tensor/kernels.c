@@ -56,7 +56,7 @@ void matmul_wt_bias(float *out, const float *x, const float *w, const float *bia
 // a[i] (M, K) @ b[i] (K, N) -> out[i] (M, N), for i < batch
 // matmul -> bmm_out_or_baddbmm_: small products (K*M*N < 400) run a naive
 // triple loop from +0 without FMA, larger ones call sgemm per matrix; both
-// give the netlib order above (reference 3.5-3.6, section 5).
+// give the netlib order above (lib/NUMERICS.md#matrix-products).
 void bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
     for (long i = 0; i < batch; i++)
         matmul(out + i * M * N, a + i * M * K, b + i * K * N, M, K, N);

@@ -1,7 +1,8 @@
 // kernels.h: the arithmetic, on flat row-major float arrays, written to give
 // the same float32 bits as PyTorch 1.13's CPU build (AVX2 kernels, reference
-// BLAS). See ../shared/reference/torch-cpu-numerics.md and the comment above
-// each kernel for the order of operations it copies.
+// BLAS). lib/NUMERICS.md gives, per family of operations, the torch code path
+// and the test that proves it; the comment above each kernel gives the order
+// of operations it copies.
 #ifndef LITATTN_KERNELS_H
 #define LITATTN_KERNELS_H
 
