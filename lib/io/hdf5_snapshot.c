@@ -492,9 +492,9 @@ static herr_t spot_open_cause(unsigned n, const H5E_error2_t *e, void *data) {
     return 0;
 }
 
-// Page faults are the child's main cost (some 10 us each on a virtual
-// machine that shadows page tables, against under 1 us a page for the
-// kernel to populate a range in one call). HDF5 allocates about a megabyte
+// Page faults are the child's main cost (on a virtual machine that shadows
+// page tables a fault costs many times what a page costs when the kernel
+// populates a range in one call). HDF5 allocates about a megabyte
 // to open a file (half of it its metadata cache's hash table, cleared with
 // memset): that much heap is made up front, populated in one madvise, and
 // freed, so that HDF5's allocations land on pages already there. Not under
