@@ -617,9 +617,9 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         H5Pset_file_image(fapl, image, (size_t)st.st_size);
         H5Pset_fapl_core(fapl, 64 * 1024, 0);
         // The in-memory driver still opens the name it is given, to refuse
-        // an image that would shadow an existing file: a name that can be
-        // there (one in the working directory) made a file of that name
-        // fail every fixture, and a FIFO of that name hang the chapter.
+        // an image that would shadow an existing file: with a name that can
+        // be there (one in the working directory), a file of that name would
+        // fail every fixture, and a FIFO of that name would hang the chapter.
         // A descriptor number of -1 names nothing, on any system.
         snprintf(name, sizeof name, "/proc/self/fd/-1");
     } else {
