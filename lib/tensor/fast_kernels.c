@@ -335,8 +335,8 @@ static void pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int hei
 // pa (rows rounded up to mr, kc), rows kc apart = rows [i, i+height) of
 // columns [pc, pc+kc) of the product's a^T, a stored (K, M); the rows past
 // height zero. By 8 x 8 register transposes, two side by side where they
-// fit (so that each row of a is read as whole 64-byte lines: 86 -> 90
-// GFLOP/s for w^T @ dctx at T = 1024), the ragged edges by element.
+// fit (so that each row of a is read as whole 64-byte lines, which speeds
+// up w^T @ dctx: tests/BENCHMARKS.md), the ragged edges by element.
 static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
     const long M = g->M, rows = round_up(height, mr);
     int r = 0;
