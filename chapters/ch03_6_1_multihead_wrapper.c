@@ -7,7 +7,7 @@
 // Exercise 3.2's recorded output in exercise-solutions.ipynb is older than its
 // code: it is what CausalAttention printed when its softmax normalised over
 // dim=1 (the queries) instead of the last dimension. The book's variant runs
-// today's code; the variant `recorded` runs that old softmax and reproduces
+// the code as written; the variant `recorded` runs that old softmax and reproduces
 // the recorded text (softmax over a dimension that is not the last: lib/tensor/kernels.c).
 #include "chapter.h"
 

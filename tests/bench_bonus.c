@@ -254,8 +254,9 @@ static int machine(void) {
         // a warm-up first (its fresh pages cost the kernel's zeroing, not
         // arithmetic: printed apart), then 5 runs: their median, and the
         // fastest, the run least disturbed by the rest of the machine (as
-        // the peak is the fastest of its windows; on these VMs one run at
-        // 16384 tokens moved by 3 to 10 % from one call to the next)
+        // the peak is the fastest of its windows; on a shared or virtual
+        // host one run at 16384 tokens moves by several per cent from one
+        // call to the next)
         enum { RUNS = 5 };
         double t[RUNS];
         const double t_first = harness_seconds();

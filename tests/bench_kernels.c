@@ -9,9 +9,11 @@
 //    integer adds, one per cycle; the fastest of many short windows, before
 //    and after the kernel table) and /proc/cpuinfo's figure is shown beside
 //    it. Peak = 2 FMA pipes x lanes x 2 flops x GHz (8 lanes AVX2, 16 lanes
-//    AVX-512: Zen 5's pipes are 512 bits wide). The matmul here never fuses:
-//    it issues a mul and an add per product, which on this core (2 FMA/FMUL
-//    pipes + 2 FADD pipes) can still reach that many flops per cycle.
+//    AVX-512, for a core whose pipes are 512 bits wide; a core that splits a
+//    512-bit instruction in two reaches the AVX2 figure). The matmul never
+//    fuses: it issues a mul and an add per product, which on a core with
+//    2 FMA/FMUL pipes and 2 FADD pipes can still reach that many flops per
+//    cycle.
 // 2. Per kernel and shape (book size, GPT-2 size): GFLOP/s or ns/element for
 //    scalar, AVX2, AVX-512 and AVX-512 with AVX2's tile, one and two threads
 //    (best of a few runs: on a shared machine the best is the one least
@@ -216,7 +218,7 @@ static void bench_kernels(int best, int chosen, double ghz) {
     const double ghz_after = measure_ghz();
     printf("\nclock measured again after the table: %.2f GHz", ghz_after);
     if (ghz_after > ghz) ghz = ghz_after;
-    printf("; the peak below assumes the higher, %.2f GHz (this VM's clock moves with the host's load)\n", ghz);
+    printf("; the peak below assumes the higher, %.2f GHz (on a shared or virtual host the clock moves with the host's load)\n", ghz);
     printf("matmul (1024,768) @ (768,768), 1 thread, against the peak at %.2f GHz:", ghz);
     if (mm[1][0] > 0) printf(" avx2 %.0f GFLOP/s = %.0f%% of %.0f;", mm[1][0], 100 * mm[1][0] / (32 * ghz), 32 * ghz);
     if (mm[2][0] > 0) printf(" avx512 %.0f GFLOP/s = %.0f%% of %.0f", mm[2][0], 100 * mm[2][0] / (64 * ghz), 64 * ghz);
@@ -443,7 +445,7 @@ static void bench_forward(const char *script, int chosen) {
             printf("%-44s %10.1f   %11.2fx %11.2fx\n", torch_rows[i], torch_t[i] * 1e3, torch_t[i] / c1, torch_t[i] / c2);
         else printf("%-44s %10s\n", torch_rows[i], "n/a");
     }
-    if (!from_torch) printf("(torch's weights not available: the C forward ran on weights drawn here, not compared)\n");
+    if (!from_torch) printf("(torch's weights not available: the C forward ran on weights drawn in C, not compared)\n");
 
     free(x), free(b_out), free(out), free(want), free(s.scores), free(s.weights);
     for (int i = 0; i < 4; i++) free(w[i]);

@@ -627,7 +627,7 @@ static int *probe_result(Chapter *ch, const char *attr) {
 static void check_case(const Case *c) {
     Chapter *ch = chapter_named(c->chapter);
     if (permissions_ignored(c->path)) {
-        skip(c->kase, c->chapter, "%s has mode 000 but is readable here (euid %d): permissions do not apply",
+        skip(c->kase, c->chapter, "%s has mode 000 but this process can read it (euid %d): permissions do not apply",
              c->path, (int)geteuid());
         return;
     }

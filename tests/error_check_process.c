@@ -676,10 +676,10 @@ static int killed_chapter_case(Chapter *ch, const char *good) {
 
 // A working directory with a trap in it. HDF5's in-memory driver opens the
 // name it is given for the mapped fixture, to refuse one that would shadow a
-// file: under the relative name the reader once gave it, a file of that name
-// in the working directory made every fixture "corrupt", and a FIFO hung
-// the chapter. Run from such a directory, the chapter prints what it prints
-// anywhere.
+// file: were that a relative name (litattn-snapshot-image, the name this
+// case plants), a file of that name in the working directory would make
+// every fixture "corrupt", and a FIFO would hang the chapter. Run from such
+// a directory, the chapter prints what it prints anywhere.
 static int working_directory_case(Chapter *ch, const char *good) {
     char dir[4400], trap[4500], fixture[PATH_MAX];
     path_in(dir, sizeof dir, "cwd");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# regen: the fixtures are what PyTorch makes today, in two steps.
+# regen: the fixtures are what PyTorch makes when run again, in two steps.
 #
 #   regen.sh export SOURCE_ROOT OUT_DIR DEPFILE
 #       The build (tests/meson.build's `regenerated`): every fixture made again
@@ -42,7 +42,7 @@ if [ "$mode" = compare ]; then
         exec "$py" "$root/tools/fixture_diff.py" --only "$node_files" "$root/fixtures" "$out"
     fi
     # The bonus notebook at its own size is exported once and committed, not
-    # by the build (5 minutes with the reference BLAS: tools/export/files.py
+    # by the build (minutes with the reference BLAS: tools/export/files.py
     # EXPORTED_ONCE); its small variant is exported here like the others.
     exec "$py" "$root/tools/fixture_diff.py" --except "$node_files,ch03_bonus_mha_implementations.book.h5" \
         "$root/fixtures" "$out"

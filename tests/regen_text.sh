@@ -1,6 +1,6 @@
 #!/bin/sh
 # regen for lib/text/: the committed tokenizer files are what their
-# generators make today.
+# generators make when run again.
 #
 #   regen_text.sh cases SOURCE_ROOT OUT_DIR
 #       node runs tools/text/tokenizer_cases.mjs (npm's js-tiktoken, the
@@ -30,7 +30,7 @@ if [ "$mode" = unicode ]; then
     py=/usr/bin/python3
     "$py" "$root/tools/text/gen_unicode_tables.py" "$ucd" "$out/unicode_tables.c" || exit 1
     if ! cmp -s "$root/lib/text/unicode_tables.c" "$out/unicode_tables.c"; then
-        echo "FAIL: lib/text/unicode_tables.c is not what tools/text/gen_unicode_tables.py makes from $ucd today:"
+        echo "FAIL: lib/text/unicode_tables.c is not what tools/text/gen_unicode_tables.py makes from $ucd:"
         diff "$root/lib/text/unicode_tables.c" "$out/unicode_tables.c" | head -n 20
         exit 1
     fi
@@ -57,7 +57,7 @@ fi
 # node runs again only when something it reads changed (the script, the
 # pinned packages, js-tiktoken itself, the book's sample, the UCD, node):
 # their digests are kept beside its output, as the fixtures' export keeps a
-# depfile. Otherwise the comparison alone runs (node takes 4-6 s).
+# depfile. Otherwise the comparison alone runs (node takes seconds).
 inputs="$root/tools/text/tokenizer_cases.mjs $root/tools/text/package.json $root/tools/text/package-lock.json
 $pkg $root/fixtures/gpt2/small-text-sample.txt $ucd/UnicodeData.txt $ucd/PropList.txt"
 stamp=$( { "$node" --version; sha256sum $inputs; } | sha256sum | cut -d' ' -f1)
@@ -69,8 +69,8 @@ else
     echo "(js-tiktoken's output of an earlier run: nothing it reads has changed)"
 fi
 if ! cmp -s "$root/fixtures/tokenizer_cases.txt" "$out/tokenizer_cases.txt"; then
-    echo "FAIL: fixtures/tokenizer_cases.txt is not what js-tiktoken $have writes today ($out/tokenizer_cases.txt); first differences:"
+    echo "FAIL: fixtures/tokenizer_cases.txt is not what js-tiktoken $have writes ($out/tokenizer_cases.txt); first differences:"
     diff "$root/fixtures/tokenizer_cases.txt" "$out/tokenizer_cases.txt" | head -n 20 | cut -c1-200
     exit 1
 fi
-echo "OK: fixtures/tokenizer_cases.txt is what js-tiktoken $have writes today"
+echo "OK: fixtures/tokenizer_cases.txt is what js-tiktoken $have writes"

@@ -16,11 +16,12 @@ the other (alternating, so that both sides see the same machine):
     --backward: median of 3 after a warm-up), with OPENBLAS_CORETYPE and
     OPENBLAS_L2_SIZE unset, so that OpenBLAS picks its best kernels for this
     core (OPENBLAS_VERBOSE=2 says which);
-  - where the machine sets OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE, torch again
-    with them as set.
+  - where the environment sets OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE, torch
+    again with them as set.
 
-Prints each side's median and the ratio C / torch (the goal: at most 0.8
-against OpenBLAS's best kernels). Never fails: a missing torch or OpenBLAS is
+Prints each side's median and the ratio C / torch; the benchmark's target is
+at most 0.8 against OpenBLAS's best kernels (printed beside the figures, never
+a failure). A run worth keeping goes into tests/BENCHMARKS.md. Never fails: a missing torch or OpenBLAS is
 a line saying so, and the exit status is 0.
 """
 import os
@@ -90,9 +91,9 @@ def main(argv):
         knobs = {k: os.environ[k] for k in OPENBLAS_KNOBS if k in os.environ}
         if knobs:
             label = ", ".join(f"{k}={v}" for k, v in knobs.items())
-            sides[f"torch + OpenBLAS, as this machine sets it ({label})"] = base
+            sides[f"torch + OpenBLAS, as the environment sets it ({label})"] = base
         else:
-            print("this machine sets neither OPENBLAS_CORETYPE nor OPENBLAS_L2_SIZE: one torch setting")
+            print("the environment sets neither OPENBLAS_CORETYPE nor OPENBLAS_L2_SIZE: one torch setting")
 
     times = {"C": []}
     cores = {}
@@ -126,7 +127,7 @@ def main(argv):
         if times[label]:
             print(f"  {label.split(',')[0]} ({label.split('(')[-1].rstrip(')')}): " +
                   ", ".join(f"{t * 1e3:.0f}" for t in times[label]) + " ms")
-    print("goal: C / torch at most 0.80 against OpenBLAS's best kernels (the C side counts its whole process, "
+    print("target: C / torch at most 0.80 against OpenBLAS's best kernels (the C side counts its whole process, "
           "torch only its forward and backward)")
     return 0
 

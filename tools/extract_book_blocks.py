@@ -49,7 +49,7 @@ NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]
 NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]"): "a chart (section 11)"
                     for n in (30, 32, 34)})
 # Exercise 3.2's recorded output was printed by an older CausalAttention
-# (softmax over dim=1); today's code prints other numbers. The recorded text
+# (softmax over dim=1); the code as written prints other numbers. The recorded text
 # belongs to the chapter's variant that runs the old softmax.
 STALE = {("exercise-solutions.ipynb", "Exercise 3.2"): "recorded"}
 

@@ -1,8 +1,8 @@
 // pages.h: memory for large buffers, on transparent huge pages where it can be.
 //
-// On these machines (virtual machines whose page tables the host shadows)
-// small pages cost twice: a fault per 4 KiB page, and a TLB miss on every
-// new page a kernel streams through. A buffer of 2 MiB or more is therefore
+// Small pages cost twice, most of all on a virtual machine whose page tables
+// the host shadows: a fault per 4 KiB page, and a TLB miss on every new page
+// a kernel streams through. A buffer of 2 MiB or more is therefore
 // 2 MiB-aligned, advised MADV_HUGEPAGE where that cannot stall the program
 // (pages.c: the kernel's defrag mode, and free 2 MiB blocks), and populated
 // in one call (MADV_POPULATE_WRITE) instead of one fault per page. Smaller

@@ -492,9 +492,9 @@ static herr_t spot_open_cause(unsigned n, const H5E_error2_t *e, void *data) {
     return 0;
 }
 
-// Page faults are the child's main cost (some 10 us each on a virtual
-// machine that shadows page tables, against under 1 us a page for the
-// kernel to populate a range in one call). HDF5 allocates about a megabyte
+// Page faults are the child's main cost (on a virtual machine that shadows
+// page tables a fault costs many times what a page costs when the kernel
+// populates a range in one call). HDF5 allocates about a megabyte
 // to open a file (half of it its metadata cache's hash table, cleared with
 // memset): that much heap is made up front, populated in one madvise, and
 // freed, so that HDF5's allocations land on pages already there. Not under
@@ -617,9 +617,9 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         H5Pset_file_image(fapl, image, (size_t)st.st_size);
         H5Pset_fapl_core(fapl, 64 * 1024, 0);
         // The in-memory driver still opens the name it is given, to refuse
-        // an image that would shadow an existing file: a name that can be
-        // there (one in the working directory) made a file of that name
-        // fail every fixture, and a FIFO of that name hang the chapter.
+        // an image that would shadow an existing file: with a name that can
+        // be there (one in the working directory), a file of that name would
+        // fail every fixture, and a FIFO of that name would hang the chapter.
         // A descriptor number of -1 names nothing, on any system.
         snprintf(name, sizeof name, "/proc/self/fd/-1");
     } else {

@@ -215,16 +215,18 @@ static float *alloc_floats(long n) {
 // ---------------------------------------------------------------------------
 
 // Products below this many multiply-adds run the scalar kernels: the fixed
-// cost of the fast path (an allocation, packing, edge tiles: ~0.2-0.3 us)
-// is more than it saves. Measured: 8x8x8 (512) takes 0.22 us either way,
-// 12x12x12 0.53 us scalar and 0.21-0.33 us fast. The book's 6x3 @ 3x2 is 36.
+// cost of the fast path (an allocation, packing, edge tiles) is more than it
+// saves. The threshold lies between 8x8x8 (512: as fast either way) and
+// 12x12x12 (the fast path ahead); the timings are in tests/BENCHMARKS.md.
+// The book's 6x3 @ 3x2 is 36.
 #define GEMM_FAST_MIN_MACS 1024.0
 // ... and so do products whose register tiles would be mostly padding: a
 // tile computes mr x nr outputs, so (M, K, 1) costs 16-32 times its work
-// (64x64x1: 1.6 us scalar, 2.0 us fast). Fast only if the padded work is
+// (64x64x1 runs slower on the fast path). Fast only if the padded work is
 // at most this many times the real one.
 #define GEMM_MAX_PADDING 8.0
-// Multiply-adds that pay for one more thread (~0.3 ms of one core's work).
+// Multiply-adds that pay for one more thread (a fraction of a millisecond of
+// one core's work).
 #define GEMM_THREAD_MIN_MACS (1 << 24)
 
 // Skipping the products with a's known zeros keeps every bit where b is
@@ -254,8 +256,8 @@ typedef struct {
 
 // Depths up to this many run as one block (kc = K): each tile then sums its
 // whole depth in registers, storing c once, and reads its rows of a front to
-// back. For the projections' (16384, 768) @ (768, 768)^T on a Zen 4 that is
-// 8-11 % faster than blocks of 256 (the whole process, paired runs).
+// back. For the projections' (16384, 768) @ (768, 768)^T that is faster than
+// blocks of 256 (paired runs of the whole process: tests/BENCHMARKS.md).
 #define GEMM_WHOLE_DEPTH 768
 
 // The depth block of a product of depth K: all of it, or the path's kc.
@@ -333,8 +335,8 @@ static void pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int hei
 // pa (rows rounded up to mr, kc), rows kc apart = rows [i, i+height) of
 // columns [pc, pc+kc) of the product's a^T, a stored (K, M); the rows past
 // height zero. By 8 x 8 register transposes, two side by side where they
-// fit (so that each row of a is read as whole 64-byte lines: 86 -> 90
-// GFLOP/s for w^T @ dctx at T = 1024), the ragged edges by element.
+// fit (so that each row of a is read as whole 64-byte lines, which speeds
+// up w^T @ dctx: tests/BENCHMARKS.md), the ragged edges by element.
 static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
     const long M = g->M, rows = round_up(height, mr);
     int r = 0;
@@ -651,7 +653,7 @@ void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
 enum { TRANSPOSE_BLOCK = 32 };  // a (32, 32) block of a and of out stay in L1 together
 // Elements of a copy that pay for one more thread: copies are bound by
 // memory, so a second thread helps only big ones (the heads split of
-// (1024, 12, 64), 0.1 ms, got slower with two).
+// (1024, 12, 64), a fraction of a millisecond, is slower with two).
 #define COPY_THREAD_MIN_ELEMS (1 << 21)
 
 typedef struct {
@@ -759,9 +761,9 @@ void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D) { 
 // A block is at most ATTN_BLOCK_ROWS rows, and fewer where its scores would
 // pass ATTN_BLOCK_BYTES, so that they stay in L2 from their product through
 // the softmax to the product with v (at least two tiles of rows): 66 rows
-// on the AVX2 path up to T = 2048, 12 at T = 16384. At T = 16384 on a Zen 4
-// (1 MiB of L2) with the other core busy, 12 rows took 0.44 s a head against
-// 0.50 s for 66; at T = 1024 the two are alike.
+// on the AVX2 path up to T = 2048, 12 at T = 16384. On a core with 1 MiB of
+// L2, 12 rows run a head at T = 16384 faster than 66; at T = 1024 the two
+// are alike (tests/BENCHMARKS.md).
 enum { ATTN_BLOCK_ROWS = 64, ATTN_BLOCK_BYTES = 768 << 10 };
 
 typedef struct {

@@ -338,11 +338,10 @@ const FastIsa fast_isa_avx512 = {
 // The path for a core that runs a 512-bit instruction as two 256-bit halves
 // (AMD's Zen 4). There a 512-bit mul or add takes two slots of the FP pipes,
 // so the 8 x 32 tile computes no more flops per cycle than AVX2's 6 x 16 and
-// runs slower (72 against 98 GFLOP/s for (1024, 768) @ (768, 768) on an EPYC
-// 9004, one thread); but a 512-bit instruction takes one slot of the
-// scheduler, so a chain as long as exp's keeps twice the elements in flight
-// (the softmax of a 16384-float row: 0.46 against 0.60 ns a float). The
-// products take AVX2's tile; everything else is this file's.
+// runs slower; but a 512-bit instruction takes one slot of the scheduler, so
+// a chain as long as exp's keeps twice the elements in flight, and the
+// softmax runs faster. The products take AVX2's tile; everything else is
+// this file's. (The timings of both: tests/BENCHMARKS.md.)
 const FastIsa fast_isa_avx512_ymm = {
     .name = "avx512-ymm",
     .mr = AVX2_TILE_MR,

@@ -142,7 +142,7 @@ static float row_sum(const float *x, int64_t count, int64_t stride) {
 //   x[8(n/8)..n-1] in order, then lanes 0..7 in order.
 // The result is finally added to the zero-filled output: 0 + s.
 // (Sums above 32768 floats would split across threads if torch had more
-// than one; the torch measured here runs one.)
+// than one; the fixtures' torch runs one.)
 float sum(const float *x, int n) {
     if (n < LANES) return 0.0f + row_sum(x, n, 1);
     const int nvec = n / LANES;

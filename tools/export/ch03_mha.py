@@ -11,8 +11,8 @@ JsTiktokenMissing says why.
 
 The notebook draws its embedding tables and its shuffle from the default
 generator before any torch.manual_seed: from torch.initial_seed(), which a
-torch 1.13 process picks at random. BOOK_INITIAL_SEED is the one a process
-of this machine's torch reported (`python3 -c "import torch;
+torch 1.13 process picks at random. BOOK_INITIAL_SEED is one such seed, as
+a torch 1.13 process reported it (`python3 -c "import torch;
 print(torch.initial_seed())"`); a generator created with seed s is the one
 torch.manual_seed(s) makes, so the export seeds it so, and records it as
 the fixture's `seed`.

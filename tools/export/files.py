@@ -28,10 +28,11 @@ DATA_SWEEP = "sweep_data_loading.h5"
 NEEDS_NODE = ("ch03_mha_data_loading.book.h5", DATA_SWEEP)
 SKIPPED_NODE = "SKIPPED_NODE"  # in a --regenerate directory: why NEEDS_NODE were not made
 # Exported once and committed, never by the build: the bonus notebook at its
-# own size, (8, 1024, 768), six forwards of about 64 GFLOP each, takes torch
-# with the reference BLAS about 6 minutes (368 s here, with four backward passes). The build's export
-# (--regenerate, the regen test) leaves it out; the default export and
-# --check make it (tools/export_fixtures.py --check --only <it>).
+# own size, (8, 1024, 768), six forwards of about 64 GFLOP each and six
+# backward passes, takes torch with the reference BLAS minutes (the figures:
+# tests/BENCHMARKS.md). The build's export (--regenerate, the regen test)
+# leaves it out; the default export and --check make it
+# (tools/export_fixtures.py --check --only <it>).
 EXPORTED_ONCE = ("ch03_bonus_mha_implementations.book.h5",)
 
 HELPERS = ("kernel_cases", "backward_cases", "printer_cases", "random_cases")  # tools/<stem>.py, each writing <stem>.h5

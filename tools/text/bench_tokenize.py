@@ -105,7 +105,8 @@ def main(argv):
     if why:
         print(f"the reference column is empty: {why}")
     print(f"wall time of the best of {RUNS} runs of each whole process, and that run's CPU time (user + system); "
-          "the chapter also draws its two embedding tables (about 0.1 s) and runs both attention modules")
+          "the chapter also draws its two embedding tables (a fixed cost, whatever the text) and runs both attention "
+          "modules")
     return 0
 
 

@@ -179,18 +179,18 @@ def add_figures(build_dir, out_dir, cache_dir, figures):
 
 
 def summary(report):
-    """One paragraph: where the figures come from and the issue's ratios."""
+    """One paragraph: where the figures come from, and the ratios against the benchmark's targets."""
     c = report.get("c", {})
     parts = [f"Measured by meson test -C build --benchmark bonus ({report.get('made', '?')}): one thread, medians "
-             f"on a shared machine; C on the {c.get('path', '?')} kernels; torch 1.13 under no_grad with OpenBLAS "
-             "on its best kernels. torch 1.13 has no scaled_dot_product_attention, so 5/6/9 is C only."]
+             f"(noisy on a shared or virtual host); C on the {c.get('path', '?')} kernels; torch 1.13 under no_grad "
+             "with OpenBLAS on its best kernels. torch 1.13 has no scaled_dot_product_attention, so 5/6/9 is C only."]
     f = report.get("fastest")
     if f:
         names = {i["key"]: i["label"] for i in report.get("impls", [])}
         names["2f"] = "2) Ch03_MHA, attention fused"
         parts.append(f"Fastest C forward ({names.get(f['c'], f['c'])}, {f['c_s'] * 1e3:.0f} ms) over torch + "
                      f"OpenBLAS's fastest ({names.get(f['torch'], f['torch'])}, {f['torch_s'] * 1e3:.0f} ms): "
-                     f"{f['ratio']:.2f} (goal: at most 0.65).")
+                     f"{f['ratio']:.2f} (target: at most 0.65).")
     ref = report.get("torch", {}).get("reference")
     if ref:
         parts.append("torch + the reference BLAS, one run each: " +
