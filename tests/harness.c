@@ -324,7 +324,7 @@ int copy_file_with(const char *from, const char *to, int extra) {
 }
 
 // Where scratch files go: $TMPDIR if set; else /dev/shm when it is a memory
-// file system with 1 GiB free (a GPT-2-size --dump is 129 MB, written and
+// file system with 1 GiB free (a GPT-2-size --dump is about 140 MB, written and
 // synced, then read back: on a disk that was a second of each such test);
 // else /tmp.
 static const char *scratch_dir(void) {

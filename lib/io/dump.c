@@ -241,7 +241,7 @@ static void free_dump(Dump *d) {
 }
 
 // --- the file's memory -------------------------------------------------------------
-// A dump at GPT-2 size is 129 MB, built in memory by HDF5's core driver and
+// A dump at GPT-2 size is about 140 MB, built in memory by HDF5's core driver and
 // copied once more by H5Fget_file_image: both buffers are pages_alloc'd
 // (huge pages). The core driver grows its buffer through file_realloc, a
 // MiB at a time; the block doubles, so most calls keep it.

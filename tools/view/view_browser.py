@@ -64,11 +64,11 @@ class Browser:
             os.close(fd)
         self.buf, self.next_id, self.events = b"", 0, []
 
-    def send(self, method, params=None, session=None):
+    def send(self, method, params=None, cdp_session=None):
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
+        if cdp_session:
+            msg["sessionId"] = cdp_session
         os.write(self._w, json.dumps(msg).encode() + b"\0")
         return self.next_id
 
@@ -83,8 +83,8 @@ class Browser:
         msg, _, self.buf = self.buf.partition(b"\0")
         return json.loads(msg)
 
-    def call(self, method, params=None, session=None, timeout=PAGE_TIMEOUT):
-        want = self.send(method, params, session)
+    def call(self, method, params=None, cdp_session=None, timeout=PAGE_TIMEOUT):
+        want = self.send(method, params, cdp_session)
         deadline = time.monotonic() + timeout
         while True:
             msg = self.receive(deadline)
@@ -94,14 +94,14 @@ class Browser:
                 return msg.get("result", {})
             self.events.append(msg)
 
-    def wait_event(self, name, session, timeout=PAGE_TIMEOUT):
+    def wait_event(self, name, cdp_session, timeout=PAGE_TIMEOUT):
         deadline = time.monotonic() + timeout
         for k, e in enumerate(self.events):
-            if e.get("method") == name and e.get("sessionId") == session:
+            if e.get("method") == name and e.get("sessionId") == cdp_session:
                 return self.events.pop(k)
         while True:
             msg = self.receive(deadline)
-            if msg.get("method") == name and msg.get("sessionId") == session:
+            if msg.get("method") == name and msg.get("sessionId") == cdp_session:
                 return msg
             self.events.append(msg)
 
@@ -118,13 +118,13 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def problems_of(events, session):
+def problems_of(events, cdp_session):
     """Console errors, exceptions, failed loads and non-local requests among the events."""
     found = []
     urls = {e["params"]["requestId"]: e["params"]["request"]["url"] for e in events
             if e.get("method") == "Network.requestWillBeSent"}
     for e in events:
-        if e.get("sessionId") != session:
+        if e.get("sessionId") != cdp_session:
             continue
         m, p = e.get("method"), e.get("params", {})
         if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
@@ -199,31 +199,31 @@ def check_site(site, shots, full=False, pages=None, photos=None):
     try:
         start = time.monotonic()
         target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        cdp_session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
-            browser.call(f"{domain}.enable", None, session)
+            browser.call(f"{domain}.enable", None, cdp_session)
         browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False}, session)
+                     {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False}, cdp_session)
         timing["Chromium started"] = time.monotonic() - start
 
         def load(url):
-            browser.events = [e for e in browser.events if e.get("sessionId") != session]
-            nav = browser.call("Page.navigate", {"url": url}, session)
+            browser.events = [e for e in browser.events if e.get("sessionId") != cdp_session]
+            nav = browser.call("Page.navigate", {"url": url}, cdp_session)
             if nav.get("errorText"):
                 return [f"{url}: {nav['errorText']}"]
-            browser.wait_event("Page.loadEventFired", session)
-            return problems_of(browser.events, session)
+            browser.wait_event("Page.loadEventFired", cdp_session)
+            return problems_of(browser.events, cdp_session)
 
         start = time.monotonic()
         problems += load("file://" + harness)
-        found = browser.call("Runtime.evaluate", {"expression": BROKEN_IMAGES, "returnByValue": True}, session)
+        found = browser.call("Runtime.evaluate", {"expression": BROKEN_IMAGES, "returnByValue": True}, cdp_session)
         value = found.get("result", {}).get("value")
         problems += value if isinstance(value, list) else [f"cannot look into the pages: {found}"]
         timing[f"{len(pages)} pages loaded together"] = time.monotonic() - start
         for name in photos:
             start = time.monotonic()
             problems += [f"{name}: {p}" for p in load("file://" + os.path.abspath(os.path.join(site, name)))]
-            shot = screenshot(browser, session, full)
+            shot = screenshot(browser, cdp_session, full)
             with open(os.path.join(shots, name.replace(".html", ".png")), "wb") as f:
                 f.write(shot)
             colours[name] = distinct_colours(shot)
@@ -234,13 +234,13 @@ def check_site(site, shots, full=False, pages=None, photos=None):
     return problems, timing, colours, pages
 
 
-def screenshot(browser, session, full):
+def screenshot(browser, cdp_session, full):
     params = {"format": "png"}
     if full:
-        size = browser.call("Page.getLayoutMetrics", None, session)["cssContentSize"]
+        size = browser.call("Page.getLayoutMetrics", None, cdp_session)["cssContentSize"]
         params.update(captureBeyondViewport=True,
                       clip={"x": 0, "y": 0, "width": WIDTH, "height": min(size["height"], 16000), "scale": 1})
-    return base64.b64decode(browser.call("Page.captureScreenshot", params, session)["data"])
+    return base64.b64decode(browser.call("Page.captureScreenshot", params, cdp_session)["data"])
 
 
 def main(argv):
