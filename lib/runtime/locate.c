@@ -105,7 +105,7 @@ void locate_places(char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
     for (int i = 0; i < places.n && at < len; i++) {
-        const char *sep = i == 0 ? "" : i == places.n - 1 ? " and " : ", ";
+        const char *sep = i == 0 ? "" : i == places.n - 1 ? " or " : ", ";
         int w = places.beside && i == 0 ? snprintf(buf + at, len - at, "beside the program (%s)", places.dir[i])
                                         : snprintf(buf + at, len - at, "%sin %s", sep, places.dir[i]);
         if (w < 0) break;
