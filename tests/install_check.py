@@ -4,7 +4,7 @@ there or carries.
 
     install_check.py --build BUILD_DIR --chapters CHAPTERS_TXT --fixtures FIXTURES_DIR
                      --prefix PREFIX --bindir BINDIR --datadir FIXTURES_INSTALL_DIR
-                     --docdir DOCDIR [--meson MESON] [--sweep CHAPTER:FILE:GROUP]...
+                     --docdir DOCDIR [--meson MESON] [--sweep CHAPTER:FILE:GROUP]... [--large]
                      installed | copied
 
 Every chapter of CHAPTERS_TXT (chapters/chapters.txt) is run with the
@@ -32,10 +32,11 @@ copied: each chapter copied alone into a new, empty temporary directory:
   stderr that names the variant, the program's directory and "none built
   in", nothing on stdout.
 
-By default the bonus notebook's chapter runs its `small` variant only (its
-book variant is the notebook's size, tens of seconds a run) and the GPT-2
-size chapter's dropout variant is left out; LITATTN_TESTS=full (meson test
---setup full) runs both. The temporary directories are removed on every way
+The bonus notebook's chapter runs its `small` variant only (its book
+variant is the notebook's size, tens of seconds a run), and the GPT-2 size
+chapter's dropout variant is left out; --large runs those two alone, and
+nothing else (tests/meson.build puts them in the suites `full` and
+`notebook_size`, as the fixtures suite does). The temporary directories are removed on every way
 out (an error, SIGTERM from meson's timeout, SIGINT, SIGHUP). One line per
 check, "ok|FAIL <what>", then a summary; exit 1 on any FAIL.
 """
@@ -48,9 +49,8 @@ import subprocess
 import sys
 import tempfile
 
-FULL = os.environ.get('LITATTN_TESTS') == 'full'
-# Left out of the default selection, as in the fixtures suite (tests/meson.build).
-FULL_ONLY = {('ch03_bonus_mha_implementations', 'book'), ('ch03_6_2_multihead_attention', 'gpt2_dropout')}
+# Run only with --large, as in the fixtures suite (tests/meson.build).
+LARGE = {('ch03_bonus_mha_implementations', 'book'), ('ch03_6_2_multihead_attention', 'gpt2_dropout')}
 ENV = dict(os.environ, MALLOC_PERTURB_='0')
 
 
@@ -122,14 +122,16 @@ def same_run(checks, what, argv, expected):
     checks.report(good, what, why)
 
 
-def selection(chapter, variants):
-    """The book variant (None when the default selection leaves it out), and
-    a variant by name: (value of --fixture, variant) — a second variant by
-    its name, else the book's by its file name."""
-    runs = [v for v in variants if FULL or (chapter, v) not in FULL_ONLY]
+def selection(chapter, variants, large):
+    """The book variant to run with no option (or None), and a variant by
+    name, (value of --fixture, variant) or None: a second variant by its
+    name, else the book's by its file name. With `large`, only the LARGE ones."""
+    runs = [v for v in variants if ((chapter, v) in LARGE) == large]
     book = variants[0] if runs and runs[0] == variants[0] else None
     second = next((v for v in runs if v != variants[0]), None)
-    return book, (second, second) if second else (f'{chapter}.{book}.h5', book)
+    if second:
+        return book, (second, second)
+    return book, (f'{chapter}.{book}.h5', book) if book and not large else None
 
 
 def check_installed(args, table, ref, checks, tmp):
@@ -144,6 +146,17 @@ def check_installed(args, table, ref, checks, tmp):
     bindir = os.path.join(root, args.bindir)
     datadir = os.path.join(root, args.datadir)
     docdir = os.path.join(root, args.docdir)
+    if args.large:
+        for chapter, variants in table:
+            exe = os.path.join(bindir, chapter)
+            book, named = selection(chapter, variants, True)
+            if book:
+                same_run(checks, f'installed {chapter}, cwd /, no option (the book variant {book})', [exe],
+                         ref.variant(chapter, book))
+            if named:
+                same_run(checks, f'installed {chapter}, cwd /, --fixture {named[0]}', [exe, '--fixture', named[0]],
+                         ref.variant(chapter, named[1]))
+        return
     # What the tree holds.
     want = [os.path.join(bindir, c) for c, _ in table]
     want += [os.path.join(datadir, f'{c}.{v}.h5') for c, variants in table for v in variants]
@@ -159,12 +172,13 @@ def check_installed(args, table, ref, checks, tmp):
                   'differ: ' + ', '.join(same))
     for chapter, variants in table:
         exe = os.path.join(bindir, chapter)
-        book, (name, variant) = selection(chapter, variants)
+        book, named = selection(chapter, variants, False)
         if book:
             same_run(checks, f'installed {chapter}, cwd /, no option (the book variant {book})', [exe],
                      ref.variant(chapter, book))
-        same_run(checks, f'installed {chapter}, cwd /, --fixture {name}', [exe, '--fixture', name],
-                 ref.variant(chapter, variant))
+        if named:
+            same_run(checks, f'installed {chapter}, cwd /, --fixture {named[0]}', [exe, '--fixture', named[0]],
+                     ref.variant(chapter, named[1]))
         # The run reads the installed book fixture: --dump onto it is refused, the file unchanged.
         target = os.path.join(datadir, f'{chapter}.{variants[0]}.h5')
         committed = os.path.join(args.fixtures, f'{chapter}.{variants[0]}.h5')
@@ -183,15 +197,21 @@ def check_installed(args, table, ref, checks, tmp):
 
 def check_copied(args, table, ref, checks, tmp):
     for chapter, variants in table:
+        book, named = selection(chapter, variants, args.large)
+        if not book and not named:
+            continue
         alone = tempfile.mkdtemp(prefix=f'{chapter}-', dir=tmp)
         exe = os.path.join(alone, chapter)
         shutil.copy2(os.path.join(args.build, 'chapters', chapter), exe)
-        book, (name, variant) = selection(chapter, variants)
         if book:
             same_run(checks, f'{chapter} copied alone to {alone}, cwd /, no option (the book variant {book}, built in)',
                      [exe], ref.variant(chapter, book))
-        same_run(checks, f'{chapter} copied alone, cwd /, --fixture {name} (built in)', [exe, '--fixture', name],
-                 ref.variant(chapter, variant))
+        if named:
+            same_run(checks, f'{chapter} copied alone, cwd /, --fixture {named[0]} (built in)',
+                     [exe, '--fixture', named[0]], ref.variant(chapter, named[1]))
+        if args.large:
+            shutil.rmtree(alone)
+            continue
         r = run([exe, '--fixture', 'no_such_variant'])
         err = r.stderr.decode(errors='replace')
         good = (r.returncode == 1 and not r.stdout and err.count('\n') == 1 and
@@ -208,6 +228,7 @@ def main():
         p.add_argument(opt, required=True)
     p.add_argument('--meson', default='meson')
     p.add_argument('--sweep', action='append', default=[])
+    p.add_argument('--large', action='store_true')
     p.add_argument('mode', choices=['installed', 'copied'])
     args = p.parse_args()
     table = read_table(args.chapters)
@@ -225,7 +246,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
         checks.report(not os.path.exists(tmp), f'the temporary directory {tmp} removed')
     print(f'{checks.ok + checks.failed} checks: {checks.ok} ok, {checks.failed} FAIL ({len(table)} chapters; '
-          f'{"every variant" if FULL else "the default selection: LITATTN_TESTS=full adds the bonus book variant and gpt2_dropout"})')
+          f'{"the large variants alone" if args.large else "all but the large variants (--large: the bonus book variant and gpt2_dropout)"})')
     return 1 if checks.failed or not checks.ok else 0
 
 
