@@ -1,7 +1,7 @@
 // error_check: bad input is an answer, never a crash, a hang or lost data.
 //
 //   error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap "CMD ARG..."] [--cpu-limit S]
-//               [--chapter NAME] [--only TEXT]... CHAPTER_DIR CATALOGUE
+//               [--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] CHAPTER_DIR CATALOGUE
 //
 // CATALOGUE is the catalogue.tsv that tools/make_malformed writes: one broken
 // fixture per line (case, chapter, path, extra arguments, what the error
@@ -117,6 +117,7 @@ typedef struct {
 
 static struct {
     const char *chapter_dir, *only_chapter;
+    const char *vocab;  // --vocab: GPT-2's vocabulary, for the cases of a chapter that reads a text
     int full;  // --full or LITATTN_TESTS=full: every case, not the selection
     // chapters.txt (--table): each chapter and whether it draws, in table order
     char table[MAX_CHAPTERS][128];
@@ -811,7 +812,7 @@ static void check_command_line(const CommandLine *cl, Chapter *ch) {
 
 static void usage(void) {
     fprintf(stderr, "usage: error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap \"CMD ARG...\"] [--cpu-limit S] "
-                    "[--chapter NAME] [--only TEXT]... CHAPTER_DIR CATALOGUE\n");
+                    "[--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] CHAPTER_DIR CATALOGUE\n");
     exit(2);
 }
 
@@ -851,6 +852,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--wrap") && i + 1 < argc) set_wrap(argv[++i]);
         else if (!strcmp(argv[i], "--cpu-limit") && i + 1 < argc) g.cpu_limit = atof(argv[++i]);
         else if (!strcmp(argv[i], "--chapter") && i + 1 < argc) g.only_chapter = argv[++i];
+        else if (!strcmp(argv[i], "--vocab") && i + 1 < argc) g.vocab = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc && g.n_only < 64) g.only[g.n_only++] = argv[++i];
         else usage();
     }

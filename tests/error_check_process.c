@@ -762,8 +762,100 @@ static int begin_scratch(Chapter *ch, const char *kind, const char *what) {
     return 1;
 }
 
+// --dump onto the text or the vocabulary the run reads, however the path
+// reaches it (as given, "./", "../dir/", a symbolic link, a hard link):
+// refused in one line naming the target and the input, nothing printed,
+// nothing written, the input byte for byte as it was. Files in their own
+// directory (dump_inputs/), removed afterwards.
+static int dump_onto_input_cases(Chapter *ch) {
+    char dir[4400], text[4500], vocab[4500], soft[4500], hard[4500], dotdot[9000], vocab_soft[4500];
+    path_in(dir, sizeof dir, "dump_inputs");
+    if (mkdir(dir, 0755) != 0) die_setup("a directory", dir);
+    snprintf(text, sizeof text, "%s/my.txt", dir);
+    snprintf(vocab, sizeof vocab, "%s/vocab.tiktoken", dir);
+    snprintf(soft, sizeof soft, "%s/link_to_my.txt", dir);
+    snprintf(hard, sizeof hard, "%s/hard_link_of_my.txt", dir);
+    snprintf(vocab_soft, sizeof vocab_soft, "%s/link_to_vocab.tiktoken", dir);
+    const char *base = strrchr(g.scratch, '/') ? strrchr(g.scratch, '/') + 1 : g.scratch;
+    snprintf(dotdot, sizeof dotdot, "../../%s/dump_inputs/my.txt", base);  // from dump_inputs/
+    write_text(text, "Your journey starts with one step, and then the next one.");
+    // GPT-2's own (--vocab FILE of this checker): without the refusal, the run would go on to the end and write.
+    copy_file(g.vocab, vocab);
+    if (symlink("my.txt", soft) != 0) die_setup("a symbolic link", soft);
+    if (link(text, hard) != 0) die_setup("a hard link", hard);
+    if (symlink("vocab.tiktoken", vocab_soft) != 0) die_setup("a symbolic link", vocab_soft);
+    struct {
+        const char *kase, *option, *input, *target, *what;
+    } t[] = {
+        {"dump_onto_the_text", "--text", text, text, "the text (--text)"},
+        {"dump_onto_the_text_through_dot", "--text", text, "./my.txt", "the text (--text)"},
+        {"dump_onto_the_text_through_dotdot", "--text", text, dotdot, "the text (--text)"},
+        {"dump_onto_a_symlink_to_the_text", "--text", text, soft, "the text (--text)"},
+        {"dump_onto_a_hard_link_of_the_text", "--text", text, hard, "the text (--text)"},
+        {"dump_onto_the_vocabulary", "--vocab", vocab, vocab, "the vocabulary (--vocab)"},
+        {"dump_onto_the_vocabulary_through_dot", "--vocab", vocab, "./vocab.tiktoken", "the vocabulary (--vocab)"},
+        {"dump_onto_a_symlink_to_the_vocabulary", "--vocab", vocab, vocab_soft, "the vocabulary (--vocab)"},
+    };
+    const char *inputs[] = {text, vocab, NULL};
+    const char *keep[] = {"my.txt", "vocab.tiktoken", "link_to_my.txt", "hard_link_of_my.txt",
+                          "link_to_vocab.tiktoken", NULL};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        char *args[] = {(char *)t[i].option, (char *)t[i].input, "--dump", (char *)t[i].target, NULL};
+        RunOptions opt = {0};
+        opt.cwd = dir;  // "./my.txt" and "../<scratch>/dump_inputs/my.txt" from there
+        Verdict v;
+        if (!run_or_fail(t[i].kase, ch->name, args, &opt, inputs, &v)) continue;
+        check_failure(ch->name, 1, &v);
+        must_mention(&v, "", t[i].target);
+        must_mention(&v, "", t[i].what);
+        must_mention(&v, "", "expected");
+        must_mention(&v, "", "found");
+        if (*v.run.out) reason(&v, "printed on stdout before refusing");
+        check_dump_dir(&v, dir, keep, NULL, NULL);
+        finish(t[i].kase, ch->name, &v);
+    }
+    remove_tree(dir);
+    return (int)(sizeof t / sizeof *t);
+}
+
+// --vocab FILE: what is not GPT-2's vocabulary is refused in one line, as a bad text is.
+static int bad_vocab_cases(Chapter *ch) {
+    char p[4400];
+    int n = 0;
+    struct {
+        const char *kase, *name, *content, *mention;
+    } t[] = {
+        {"vocab_missing", "no_such_vocab.tiktoken", NULL, "--vocab&no such file"},
+        {"vocab_not_a_vocabulary", "not_a_vocab.tiktoken", "this is not base64 and a rank\n",
+         "--vocab&tiktoken&line 1"},
+        {"vocab_too_few_tokens", "three_tokens.tiktoken", "IQ== 0\nIg== 1\nIw== 2\n", "--vocab&3 tokens&50256"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        path_in(p, sizeof p, t[i].name);
+        if (t[i].content) write_text(p, t[i].content);
+        char *args[] = {"--vocab", p, NULL};
+        const char *inputs[] = {t[i].content ? p : NULL, NULL};
+        Verdict v;
+        if (!run_or_fail(t[i].kase, ch->name, args, NULL, inputs, &v)) continue;
+        check_failure(ch->name, 1, &v);
+        must_mention_path(&v, p);
+        must_mention(&v, "", t[i].mention);
+        must_mention(&v, "", "expected");
+        must_mention(&v, "", "found");
+        check_stdout(&v, "prefix", ch->good_out);
+        finish(t[i].kase, ch->name, &v);
+        unlink(p);
+        n++;
+    }
+    return n;
+}
+
 static int text_cases(Chapter *ch) {
     if (!ch->reads_text) return 0;
+    if (!g.vocab) {
+        fprintf(stderr, "error_check: %s reads a text: its cases need --vocab GPT2_TIKTOKEN\n", ch->name);
+        exit(2);
+    }
     if (!begin_scratch(ch, "text", "text cases")) return 0;
     char p[4400];
     int n = 0;
@@ -782,6 +874,8 @@ static int text_cases(Chapter *ch) {
         }
         n++;
     }
+    n += dump_onto_input_cases(ch);
+    n += bad_vocab_cases(ch);
     path_in(p, sizeof p, "no_such_text.txt");
     bad_text_case(ch, "text_missing", p, "no such file"), n++;
     // The default run takes one case of each kind of refusal (the path, its

@@ -255,7 +255,7 @@ static void test_shipped(const char *path) {
     }
     Snapshot by_child, by_table;
     ok = hdf5_snapshot(fd, path, NULL, NULL, &by_child, err, sizeof err);
-    ShippedSnapshot one = {bytes, size, records, n_records};
+    ShippedSnapshot one = {"shipped.h5", bytes, size, records, n_records};
     ShippedSnapshots table = {&one, 1};
     hdf5_snapshot_ship(&table);
     int before = hdf5_snapshot_children();
@@ -271,6 +271,22 @@ static void test_shipped(const char *path) {
     Tensor t;
     ok = fx && fixture_read(fx, "inputs", (Size){2, {2, 3}}, &t, err) && t.data[5] == 0.66f;
     report(ok && hdf5_snapshot_children() == before, "shipped bytes through fixture_open", ok ? "" : err);
+    fixture_close(fx);
+
+    // The shipped fixture itself, with no file: the same values, named as
+    // built in, no file id (nothing a --dump could overwrite), no group.
+    fx = fixture_open_shipped(&one, NULL, err);
+    dev_t dev = 1;
+    ino_t ino = 1;
+    if (fx) fixture_file_id(fx, &dev, &ino);
+    ok = fx && fixture_read(fx, "inputs", (Size){2, {2, 3}}, &t, err) && t.data[5] == 0.66f;
+    report(ok && hdf5_snapshot_children() == before && dev == 0 && ino == 0 &&
+           !strcmp(fixture_path(fx), "shipped.h5 (built in)"), "a shipped fixture with no file (fixture_open_shipped)",
+           ok ? fixture_path(fx) : err);
+    fixture_close(fx);
+    fx = fixture_open_shipped(&one, "grp", err);
+    report(!fx && strstr(err, "shipped.h5 (built in)") && strstr(err, "group 'grp'") && strstr(err, "--fixture PATH"),
+           "a group of a shipped fixture with no file: refused in one line", err);
     fixture_close(fx);
 
     // Each of these must start a child (and still read the file right).

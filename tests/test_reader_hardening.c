@@ -429,11 +429,22 @@ static void test_dump_targets(void) {
     if (t) fputs("input\n", t), fclose(t);
     struct stat st;
     stat(fixture, &st);
-    DumpInput in = {st.st_dev, st.st_ino, "the fixture"};
+    DumpInput in = {.dev = st.st_dev, .ino = st.st_ino, .what = "the fixture"};  // by device and inode alone
     path_in_dir(target, sizeof target, "new.h5");
     report(dump_check_target(target, &in, 1, err, sizeof err), "dump target: a new file", target);
     report(!dump_check_target(fixture, &in, 1, err, sizeof err) && SAYS(err, "the fixture being read"),
            "dump target: the input", err);
+    // By resolved path alone: a file not there yet, named another way ("dir/./x").
+    DumpInput named;
+    char missing[600], spelled[700];
+    path_in_dir(missing, sizeof missing, "not_yet.txt");
+    dump_input_of(missing, "the text (--text)", &named);
+    snprintf(spelled, sizeof spelled, "%.*s/./not_yet.txt", (int)(strrchr(missing, '/') - missing), missing);
+    report(named.dev == 0 && named.ino == 0 && named.path[0] == '/', "dump input: a missing file has a path, no id",
+           named.path);
+    report(!dump_check_target(spelled, &named, 1, err, sizeof err) && SAYS(err, "the text (--text) being read"),
+           "dump target: an input by resolved path", err);
+    report(dump_check_target(target, &named, 1, err, sizeof err), "dump target: another path than the input's", err);
     report(!dump_check_target("/dev/null", &in, 1, err, sizeof err) && SAYS(err, "a character device"),
            "dump target: /dev/null", err);
     report(!dump_check_target(dir, &in, 1, err, sizeof err) && SAYS(err, "a directory"), "dump target: a directory",

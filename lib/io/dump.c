@@ -141,6 +141,38 @@ static char *dir_of(const char *path) {
     return strndup(path, (size_t)(slash - path));
 }
 
+// The path `path` resolves to: realpath for a file that is there; for one
+// that is not, its directory's realpath and its name. Returns 0 (out "")
+// when neither resolves.
+static int resolved(const char *path, char out[PATH_MAX]) {
+    out[0] = '\0';
+    if (realpath(path, out)) return 1;
+    char *dir = dir_of(path), real[PATH_MAX];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    int ok = dir && *base && strcmp(base, ".") && strcmp(base, "..") && realpath(dir, real) &&
+             (size_t)snprintf(out, PATH_MAX, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base) < PATH_MAX;
+    free(dir);
+    if (!ok) out[0] = '\0';
+    return ok;
+}
+
+void dump_input_of(const char *path, const char *what, DumpInput *out) {
+    memset(out, 0, sizeof *out);
+    out->what = what;
+    struct stat st;
+    if (stat(path, &st) == 0) out->dev = st.st_dev, out->ino = st.st_ino;
+    resolved(path, out->path);
+}
+
+// An input the target resolves to by name: its `what`, or NULL.
+static const char *input_by_path(const char *path, const DumpInput *inputs, int n_inputs) {
+    char target[PATH_MAX];
+    if (!resolved(path, target)) return NULL;
+    for (int i = 0; i < n_inputs; i++)
+        if (inputs[i].path[0] && !strcmp(inputs[i].path, target)) return inputs[i].what ? inputs[i].what : "an input";
+    return NULL;
+}
+
 // Resolves the target to the file that will be replaced (*final, malloc'd)
 // and checks it. Returns 1, or 0 with err; *mode gets the mode the new file
 // should have (an existing file's, else the umask's default).
@@ -156,6 +188,8 @@ static int resolve_target(const char *path, const DumpInput *inputs, int n_input
     umask(mask);
     *mode = 0666 & ~mask;
     struct stat st;
+    const char *input = input_by_path(path, inputs, n_inputs);
+    if (input) return say(err, len, "%s: --dump: expected a file to write, found %s being read", path, input);
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT)
             return say(err, len, "%s: --dump: expected a file to write, found a path that cannot be followed (%s)",
@@ -169,7 +203,7 @@ static int resolve_target(const char *path, const DumpInput *inputs, int n_input
     // Same file as an input, or as what stdout or stderr writes to: by
     // device and inode, which no spelling of the path changes.
     for (int i = 0; i < n_inputs; i++)
-        if (st.st_dev == inputs[i].dev && st.st_ino == inputs[i].ino)
+        if ((inputs[i].dev || inputs[i].ino) && st.st_dev == inputs[i].dev && st.st_ino == inputs[i].ino)
             return say(err, len, "%s: --dump: expected a file to write, found %s being read", path,
                        inputs[i].what ? inputs[i].what : "an input");
     static const char *const streams[] = {NULL, "standard output", "standard error"};

@@ -14,6 +14,7 @@
 #ifndef LITATTN_DUMP_H
 #define LITATTN_DUMP_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,13 +22,20 @@
 
 typedef struct Dump Dump;
 
-// A file the program reads (fixture_file_id gives a fixture's), which the
-// dump must not overwrite; `what` names it in the message ("the fixture").
+// A file the program reads, which the dump must not overwrite; `what`
+// names it in the message ("the fixture", "the text (--text)"). The target
+// is refused when it is the same file by device and inode (stat following
+// links; both 0: no file id, as for a fixture built into the program), or
+// when it resolves to the same path (realpath; for a file not there yet,
+// its directory's realpath and its name). dump_input_of fills both from a
+// path; fixture_file_id gives a fixture's id.
 typedef struct {
     dev_t dev;
     ino_t ino;
     const char *what;
+    char path[PATH_MAX];  // the file's resolved path, "" if unknown
 } DumpInput;
+void dump_input_of(const char *path, const char *what, DumpInput *out);
 
 // The checks alone, creating nothing: 1 when `path` may be written, else 0
 // with one line in err ("PATH: --dump: expected ..., found ...").

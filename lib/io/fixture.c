@@ -207,6 +207,47 @@ Fixture *fixture_open_with(const char *path, const char *group, const FixtureOpt
     return fx;
 }
 
+Fixture *fixture_open_shipped(const ShippedSnapshot *f, const char *group, char err[FIXTURE_ERR_LEN]) {
+    err[0] = '\0';
+    Fixture *fx = calloc(1, sizeof *fx);
+    Snapshot *snap = calloc(1, sizeof *snap);
+    size_t n = strlen(f->name) + 16;
+    char *path = malloc(n);
+    if (path) snprintf(path, n, "%s (built in)", f->name);
+    char *label = path ? label_for(path, group) : NULL;
+    if (!fx || !snap || !path || !label) {
+        fail(err, "%s: out of memory", f->name);
+        free(fx), free(snap), free(path), free(label);
+        return NULL;
+    }
+    // No file: nothing a --dump could overwrite (dev 0, ino 0).
+    *fx = (Fixture){snap, 1, NULL, path, label, FIXTURE_MAX_ELEMENTS, 0, 0};
+    char why[FIXTURE_ERR_LEN];
+    if (!hdf5_snapshot_shipped(f, snap, why, sizeof why)) {
+        fail(err, "%s", why);
+        fixture_close(fx);
+        return NULL;
+    }
+    const SnapGroup *g = snap->n_groups ? &snap->groups[0] : NULL;
+    if (!g) {
+        fail(err, "%s: expected a root group, found none in what the build read", path);
+        fixture_close(fx);
+        return NULL;
+    }
+    if (group && *group) {
+        // The build read the root alone: a group of it is read from the file.
+        const char *found = "none";
+        for (int i = 0; i < g->n_objects; i++)
+            if (!strcmp(g->objects[i].name, group)) found = g->objects[i].found;
+        fail(err, "%s: expected a group '%s', found %s (a group is read from a fixture file: --fixture PATH)", path,
+             group, found);
+        fixture_close(fx);
+        return NULL;
+    }
+    fx->grp = g;
+    return fx;
+}
+
 Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_LEN]) {
     return fixture_open_with(path, group, NULL, err);
 }

@@ -48,6 +48,11 @@ typedef struct {
 Fixture *fixture_open(const char *path, const char *group, char err[FIXTURE_ERR_LEN]);
 Fixture *fixture_open_with(const char *path, const char *group, const FixtureOptions *opt,
                            char err[FIXTURE_ERR_LEN]);
+// A fixture built into the program (hdf5_snapshot.h's ShippedSnapshot),
+// answered from what the build read of it, with no file: named "NAME (built
+// in)" in messages. It has its root only; a `group` is refused in one line.
+struct ShippedSnapshot;
+Fixture *fixture_open_shipped(const struct ShippedSnapshot *f, const char *group, char err[FIXTURE_ERR_LEN]);
 // Opens the root and every group directly under it, in one reading of the file.
 Fixture *fixture_open_all(const char *path, char err[FIXTURE_ERR_LEN]);
 // A group of a fixture opened with all_groups, answered from its snapshot: as
@@ -58,7 +63,8 @@ void fixture_close(Fixture *fx);
 // "path" or "path, group NAME": how messages name the fixture (not escaped).
 const char *fixture_path(const Fixture *fx);
 // The device and inode of the file read, as fstat found them on the
-// descriptor that was read: --dump refuses to write onto this file.
+// descriptor that was read: --dump refuses to write onto this file. Both 0
+// for a fixture built in (no file).
 void fixture_file_id(const Fixture *fx, dev_t *dev, ino_t *ino);
 
 int fixture_has(const Fixture *fx, const char *name);

@@ -130,6 +130,7 @@ void snapshot_free(Snapshot *s);
 // (`meson test -C build --benchmark startup` shows by how much). Any other
 // file, one byte different or longer, goes to the child.
 typedef struct ShippedSnapshot {
+    const char *name;              // the file's name, without its directory
     const unsigned char *bytes;    // the file as the build read it
     size_t size;
     const unsigned char *records;  // what the reader child wrote for it
@@ -143,6 +144,10 @@ typedef struct ShippedSnapshots {
 
 // The table hdf5_snapshot consults from now on (NULL: none, the default).
 void hdf5_snapshot_ship(const ShippedSnapshots *shipped);
+// The snapshot of a shipped fixture itself, with no file at all: what the
+// build read of it (its root group, the default limits). Returns 1, or 0
+// with one line in err when the records do not decode (a build fault).
+int hdf5_snapshot_shipped(const ShippedSnapshot *f, Snapshot *out, char *err, size_t len);
 // What the build compiles in for the file open on fd (a regular file):
 // its bytes, and the records the child writes for its root with the
 // default limits, each in a new buffer (free both). Returns 0 with one line

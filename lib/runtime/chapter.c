@@ -13,18 +13,14 @@
 #include "fixture.h"
 #include "hdf5_snapshot.h"
 #include "loader.h"
+#include "locate.h"
 #include "output.h"
-
-#ifndef LITATTN_FIXTURES_DIR
-#error "LITATTN_FIXTURES_DIR must name the source tree's fixtures/ directory"
-#endif
 
 static struct {
     const ChapterSpec *spec;
     Options opt;
     Fixture *fixture;
     Dump *dump;
-    char default_fixture[PATH_MAX];
 } ch;
 
 static void check_chapter_attribute(void) {
@@ -46,29 +42,58 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         die(EXIT_USAGE, "%s (%s)", err, usage);
     }
     output_begin();
-    snprintf(ch.default_fixture, sizeof ch.default_fixture, "%s/%s.%s.h5", LITATTN_FIXTURES_DIR, spec->name,
-             spec->variant);
     if (ch.opt.help) {
-        char help[4096];
-        cli_help(help, sizeof help, spec->name, spec->title, ch.default_fixture, allow);
+        static char help[16384], places[3 * PATH_MAX + 200];
+        char variants[512];
+        locate_variants(spec->shipped, spec->name, variants, sizeof variants);
+        for (int i = 0, at = 0, beside; i < locate_place_count() && at < (int)sizeof places; i++) {
+            const char *dir = locate_place(i, &beside);
+            at += snprintf(places + at, sizeof places - (size_t)at, "                    %s%s\n", dir,
+                           beside ? " (beside the program)" : i == locate_place_count() - 1 ? " (as installed)"
+                                                                                               : " (found from the program)");
+        }
+        cli_help(help, sizeof help, spec->name, spec->title, spec->variant, variants, places, allow);
         output_text(help);
         output_end();
         exit(0);
     }
     fast_kernels_set_threads(ch.opt.threads);
     hdf5_snapshot_ship(spec->shipped);
-    // --fixture's path is used as given (fixture_open refuses one too long), never cut to a buffer.
-    const char *path = ch.opt.fixture ? ch.opt.fixture : ch.default_fixture;
-    ch.fixture = fixture_open(path, ch.opt.group, err);
+    // --fixture NAME is looked up beside the program, in the data directory,
+    // then among the fixtures built in; PATH is used as given, never cut to
+    // a buffer (fixture_open refuses one too long). No option: the book's
+    // variant, by the same lookup (locate.h).
+    Located at;
+    if (!locate_fixture(ch.opt.fixture, spec->name, spec->variant, spec->shipped, &at, err, sizeof err))
+        die(EXIT_BAD_INPUT, "%s", err);
+    ch.fixture = at.builtin ? fixture_open_shipped(at.builtin, ch.opt.group, err)
+                            : fixture_open(at.path, ch.opt.group, err);
+    located_free(&at);
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
     error_set_input(fixture_path(ch.fixture));
     check_chapter_attribute();
     if (ch.opt.dump) {
-        // The fixture is read into memory, not held open: the dump refuses
-        // the file it came from by device and inode, however it is named.
-        DumpInput fixture = {0, 0, "the fixture"};
-        fixture_file_id(ch.fixture, &fixture.dev, &fixture.ino);
-        ch.dump = dump_create(ch.opt.dump, &fixture, 1);
+        // No output may be an input. The fixture is read into memory, not
+        // held open: the dump refuses the file it came from by device and
+        // inode, however it is named (one built in is no file). Every other
+        // file the run reads is refused by device and inode and by its
+        // resolved path: one line each in `reads` (a new input, e.g.
+        // --weights FILE, is one line more).
+        const struct {
+            const char *path, *what;
+        } reads[] = {
+            {ch.opt.text, "the text (--text)"},
+            {ch.opt.vocab, "the vocabulary (--vocab)"},
+        };
+        enum { N_READS = sizeof reads / sizeof *reads };
+        static DumpInput inputs[1 + N_READS];
+        int n = 0;
+        inputs[n] = (DumpInput){.what = "the fixture"};
+        fixture_file_id(ch.fixture, &inputs[n].dev, &inputs[n].ino);
+        n++;
+        for (int i = 0; i < N_READS; i++)
+            if (reads[i].path) dump_input_of(reads[i].path, reads[i].what, &inputs[n++]);
+        ch.dump = dump_create(ch.opt.dump, inputs, n);
     }
     // What the cells read, draw and keep: handed down, once.
     config_begin(ch.fixture);
@@ -76,7 +101,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     if (ch.opt.batch_size) config_override("batch_size", ch.opt.batch_size, "--batch-size");
     draws_begin(&ch.opt, ch.fixture);
     keep_begin(ch.dump);
-    loader_begin(ch.opt.text, ch.fixture);
+    loader_begin(ch.opt.text, ch.opt.vocab, spec->files, ch.fixture);
 }
 
 int chapter_end(void) {

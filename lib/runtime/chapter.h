@@ -37,22 +37,25 @@
 
 typedef struct {
     const char *name;     // the executable, and the fixture's `chapter` attribute
-    const char *variant;  // the book's variant: fixtures/<name>.<variant>.h5
+    const char *variant;  // the book's variant: <name>.<variant>.h5, found or built in (locate.h)
     const char *title;    // one line for --help: the book section it mirrors
     int draws;            // it draws at random (takes --seed and --skip)
     int reads_text;       // it reads a text (takes --text): the data-loading notebook
     int sizes;            // it runs at other sizes (--context-len, --batch-size): the bonus notebook
     const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
+    const struct BuiltinFiles *files;        // the other files built in: the book's text, the vocabulary (locate.h)
 } ChapterSpec;
 
 // Written by the build for each chapter (tools/embed_snapshots.c).
 extern const struct ShippedSnapshots litattn_shipped;
+extern const struct BuiltinFiles litattn_builtin_files;
 
 // LITATTN_CHAPTER, _VARIANT, _TITLE and _DRAWS come from chapters/chapters.txt
 // through chapters/meson.build.
 #define chapter_begin(argc, argv)                                                                              \
     chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
-                                                 LITATTN_READS_TEXT, LITATTN_SIZES, &litattn_shipped})
+                                                 LITATTN_READS_TEXT, LITATTN_SIZES, &litattn_shipped,          \
+                                                 &litattn_builtin_files})
 
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code

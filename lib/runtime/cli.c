@@ -11,26 +11,36 @@
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
-    snprintf(buf, len, "usage: %s [--fixture PATH [--group NAME]]%s [--dump PATH]%s%s [--threads N] [--help]", name,
-             allow_seed & CLI_TEXT ? " [--text FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "",
+    snprintf(buf, len, "usage: %s [--fixture NAME|PATH [--group NAME]]%s [--dump PATH]%s%s [--threads N] [--help]",
+             name, allow_seed & CLI_TEXT ? " [--text FILE] [--vocab FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "",
              allow_seed & CLI_SIZES ? " [--context-len N] [--batch-size B]" : "");
 }
 
-void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
-              int allow_seed) {
+void cli_help(char *buf, size_t len, const char *name, const char *about, const char *book_variant,
+              const char *variants, const char *places, int allow_seed) {
     char usage[256];
     cli_usage(usage, sizeof usage, name, allow_seed);
     int n = snprintf(buf, len,
                      "%s\n\n%s\n\n"
-                     "  --fixture PATH  read inputs%s from PATH (default: %s)\n"
-                     "  --group NAME    the configuration NAME inside a multi-group fixture (fixtures/sweep.h5)\n"
-                     "  --dump PATH     also write every tensor computed to the HDF5 file PATH\n"
+                     "  --fixture NAME  read inputs%s from the variant NAME (%s; default: %s),\n"
+                     "                  the file %s.NAME.h5, or from another fixture by\n"
+                     "                  its file name (sweep.h5), looked up in these directories, then among\n"
+                     "                  the variants built into this program:\n"
+                     "%s"
+                     "  --fixture PATH  read them from the file PATH (a value with a '/', or a file in the\n"
+                     "                  working directory)\n"
+                     "  --group NAME    the configuration NAME inside a multi-group fixture (sweep.h5)\n"
+                     "  --dump PATH     also write every tensor computed to the HDF5 file PATH (never a file\n"
+                     "                  the run reads)\n"
                      "  --threads N     run the large kernels on N threads (default 1; the same bits)\n",
-                     usage, about, allow_seed & CLI_SEEDS ? " and parameters" : "", default_fixture);
+                     usage, about, allow_seed & CLI_SEEDS ? " and parameters" : "", variants, book_variant, name,
+                     places);
     if (allow_seed & CLI_TEXT && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
-                      "  --text FILE     read this UTF-8 text instead of the book's (fixtures/gpt2/small-text-sample.txt);\n"
-                      "                  at most 64 MiB\n");
+                      "  --text FILE     read this UTF-8 text instead of the book's (small-text-sample.txt,\n"
+                      "                  built in); at most 64 MiB\n"
+                      "  --vocab FILE    read GPT-2's vocabulary from FILE (tiktoken's gpt2.tiktoken) instead\n"
+                      "                  of the copy built in\n");
     if (allow_seed & CLI_SIZES && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "  --context-len N tokens per input (the notebook's context_len, 1024), drawn in C\n"
@@ -154,6 +164,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
         else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
         else if (n == 9 && !strncmp(arg, "--threads", n)) slot = &threads_text, name = "--threads";
         else if (n == 6 && !strncmp(arg, "--text", n) && (allow_seed & CLI_TEXT)) slot = &opt->text, name = "--text";
+        else if (n == 7 && !strncmp(arg, "--vocab", n) && (allow_seed & CLI_TEXT)) slot = &opt->vocab, name = "--vocab";
         else if (n == 13 && !strncmp(arg, "--context-len", n) && (allow_seed & CLI_SIZES))
             slot = &context_len_text, name = "--context-len";
         else if (n == 12 && !strncmp(arg, "--batch-size", n) && (allow_seed & CLI_SIZES))
@@ -162,8 +173,8 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             snprintf(err, len, "%.*s: this chapter runs at the book's sizes only", (int)n, arg);
             return CLI_USAGE;
         }
-        else if (n == 6 && !strncmp(arg, "--text", n)) {
-            snprintf(err, len, "--text: this chapter reads no text");
+        else if ((n == 6 && !strncmp(arg, "--text", n)) || (n == 7 && !strncmp(arg, "--vocab", n))) {
+            snprintf(err, len, "%.*s: this chapter reads no text", (int)n, arg);
             return CLI_USAGE;
         } else if (n == 6 && !strncmp(arg, "--seed", n) && (allow_seed & CLI_SEEDS)) slot = &seed_text, name = "--seed";
         else if (n == 6 && !strncmp(arg, "--skip", n) && (allow_seed & CLI_SEEDS)) slot = &skip_text, name = "--skip";

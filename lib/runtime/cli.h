@@ -10,10 +10,11 @@
 #define CLI_MAX_THREADS 64
 
 typedef struct {
-    const char *fixture;  // --fixture PATH; NULL: the book's variant in fixtures/
+    const char *fixture;  // --fixture NAME or PATH (locate.h); NULL: the book's variant
     const char *group;    // --group NAME: one configuration of a multi-group file (the sweep)
     const char *dump;     // --dump PATH: also write every computed tensor there
     const char *text;     // --text FILE: the text a chapter that reads one reads (CLI_TEXT); NULL: its default
+    const char *vocab;    // --vocab FILE: its GPT-2 vocabulary (CLI_TEXT); NULL: the one built in
     // --seed N (every torch.manual_seed of the chapter) and --seed SITE=N (one
     // of them, named as in the fixture's SITE.seed attribute). n_seeds == 0:
     // parameters come from the fixture.
@@ -45,12 +46,14 @@ enum { CLI_SEEDS = 1, CLI_TEXT = 2, CLI_SIZES = 4 };
 // | CLI_TEXT if --text does.
 int cli_parse(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len);
 
-// "usage: NAME [--fixture PATH] ..." without a trailing newline.
+// "usage: NAME [--fixture NAME|PATH] ..." without a trailing newline.
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed);
 
 // The whole --help text: usage, `about` (one line: the book section), and
-// every option; `default_fixture` is the path used without --fixture.
-void cli_help(char *buf, size_t len, const char *name, const char *about, const char *default_fixture,
-              int allow_seed);
+// every option; `book_variant` is the variant read without --fixture,
+// `variants` the chapter's variants, `places` where names are looked up
+// (one indented line each, locate.h).
+void cli_help(char *buf, size_t len, const char *name, const char *about, const char *book_variant,
+              const char *variants, const char *places, int allow_seed);
 
 #endif

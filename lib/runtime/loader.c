@@ -13,15 +13,14 @@
 #include "draws.h"
 #include "error.h"
 #include "keep.h"
+#include "locate.h"
 #include "print.h"
 #include "utf8.h"
 
-#ifndef LITATTN_FIXTURES_DIR
-#error "LITATTN_FIXTURES_DIR must name the source tree's fixtures/ directory"
-#endif
-
 static struct {
     const char *text_path;  // --text, or NULL
+    const char *vocab_path; // --vocab, or NULL
+    const BuiltinFiles *files;  // the book's text and the vocabulary, built in
     Fixture *fixture;
     Bpe *bpe;
     char *text;             // the text read (newlines translated)
@@ -31,9 +30,19 @@ static struct {
     LongTensor ids;
 } ld;
 
-void loader_begin(const char *text_path, Fixture *fx) {
+void loader_begin(const char *text_path, const char *vocab_path, const BuiltinFiles *files, Fixture *fx) {
     ld.text_path = text_path;
+    ld.vocab_path = vocab_path;
+    ld.files = files;
     ld.fixture = fx;
+}
+
+// A file built into the chapter: its bytes, or one line naming what is missing.
+static const BuiltinFile *builtin(const char *name, const char *option) {
+    const BuiltinFile *f = locate_builtin_file(ld.files, name);
+    if (!f) die(EXIT_BAD_INPUT, "%s (built in): expected the build to have put it into this program, found none (%s "
+                "FILE reads one)", name, option);
+    return f;
 }
 
 void loader_end(void) {
@@ -48,25 +57,26 @@ static const char *kind_of(mode_t mode) {
 }
 
 // The file's bytes: a regular file of at most LOADER_MAX_TEXT_BYTES, opened
-// without blocking (a FIFO is refused, not waited for).
-static char *read_file(const char *path, const char *shown, size_t *len) {
+// without blocking (a FIFO is refused, not waited for). `option` and `what`
+// say which (--text: "UTF-8 text"; --vocab: "a tiktoken vocabulary").
+static char *read_file(const char *path, const char *shown, const char *option, const char *what, size_t *len) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
-        die(EXIT_BAD_INPUT, "%s: --text: expected a readable file of UTF-8 text, found %s", shown,
+        die(EXIT_BAD_INPUT, "%s: %s: expected a readable file of %s, found %s", shown, option, what,
             e == ENOENT ? "no such file" : e == EACCES ? "a file this user may not read (permission denied)"
                                                       : strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        die(EXIT_BAD_INPUT, "%s: --text: expected a regular file of UTF-8 text, found %s", shown,
+        die(EXIT_BAD_INPUT, "%s: %s: expected a regular file of %s, found %s", shown, option, what,
             kind_of(st.st_mode));
     }
     if ((unsigned long long)st.st_size > LOADER_MAX_TEXT_BYTES) {
         close(fd);
-        die(EXIT_BAD_INPUT, "%s: --text: expected at most %zu bytes (64 MiB) of text, found %lld bytes", shown,
-            LOADER_MAX_TEXT_BYTES, (long long)st.st_size);
+        die(EXIT_BAD_INPUT, "%s: %s: expected at most %zu bytes (64 MiB) of %s, found %lld bytes", shown, option,
+            LOADER_MAX_TEXT_BYTES, what, (long long)st.st_size);
     }
     // One byte more than the limit is asked for: a file that grew is caught.
     size_t cap = (size_t)st.st_size + 1, n = 0;
@@ -78,20 +88,20 @@ static char *read_file(const char *path, const char *shown, size_t *len) {
         if (r < 0) {
             int e = errno;
             free(buf), close(fd);
-            die(EXIT_BAD_INPUT, "%s: --text: expected a readable file of UTF-8 text, found a read error (%s)", shown,
-                e == EISDIR ? "a directory" : strerror(e));
+            die(EXIT_BAD_INPUT, "%s: %s: expected a readable file of %s, found a read error (%s)", shown, option,
+                what, e == EISDIR ? "a directory" : strerror(e));
         }
         if (r == 0) break;
         n += (size_t)r;
         if (n == cap) {
             if (n > LOADER_MAX_TEXT_BYTES) {
                 free(buf), close(fd);
-                die(EXIT_BAD_INPUT, "%s: --text: expected at most %zu bytes (64 MiB) of text, found more", shown,
-                    LOADER_MAX_TEXT_BYTES);
+                die(EXIT_BAD_INPUT, "%s: %s: expected at most %zu bytes (64 MiB) of %s, found more", shown, option,
+                    LOADER_MAX_TEXT_BYTES, what);
             }
             cap = cap * 2 > LOADER_MAX_TEXT_BYTES + 1 ? LOADER_MAX_TEXT_BYTES + 1 : cap * 2;
             char *grown = realloc(buf, cap + 1);
-            if (!grown) free(buf), close(fd), die(EXIT_BAD_INPUT, "%s: out of memory reading text", shown);
+            if (!grown) free(buf), close(fd), die(EXIT_BAD_INPUT, "%s: out of memory reading %s", shown, what);
             buf = grown;
         }
     }
@@ -115,12 +125,12 @@ static size_t translate_newlines(char *s, size_t n) {
 }
 
 Text read_text(const char *book_file) {
-    char shown[4200], path[4096];
+    char shown[4200];
     size_t n = 0;
     char *bytes;
     if (ld.text_path) {
         text_escape(shown, sizeof shown, ld.text_path);
-        bytes = read_file(ld.text_path, shown, &n);
+        bytes = read_file(ld.text_path, shown, "--text", "UTF-8 text", &n);
         print_note("# raw_text read from --text here; the book reads", book_file);
     } else if (fixture_has_attr(ld.fixture, "text")) {
         // A sweep configuration's own text, at most 64 KiB (fixture.h).
@@ -135,9 +145,13 @@ Text read_text(const char *book_file) {
         snprintf(note, sizeof note, "# raw_text is the fixture's own text here (%zu bytes); the book reads", n);
         print_note(note, book_file);
     } else {
-        snprintf(path, sizeof path, "%s/gpt2/%s", LITATTN_FIXTURES_DIR, book_file);
-        text_escape(shown, sizeof shown, path);
-        bytes = read_file(path, shown, &n);
+        // The book's file, built into the chapter (its copy in fixtures/gpt2/).
+        const BuiltinFile *f = builtin(book_file, "--text");
+        snprintf(shown, sizeof shown, "%s (built in)", book_file);
+        bytes = malloc(f->size + 1);
+        if (!bytes) die(EXIT_BAD_INPUT, "%s: out of memory reading %zu bytes of text", shown, f->size);
+        memcpy(bytes, f->bytes, f->size);
+        n = f->size;
     }
     size_t bad, bad_end;
     if (!utf8_check((const unsigned char *)bytes, n, &bad, &bad_end)) {
@@ -156,10 +170,23 @@ Text read_text(const char *book_file) {
 Tokenizer tiktoken_get_encoding(const char *name) {
     if (strcmp(name, "gpt2") != 0) die(EXIT_BAD_INPUT, "tiktoken.get_encoding('%s'): only gpt2 is here", name);
     if (!ld.bpe) {
-        char path[4096], err[512];
-        snprintf(path, sizeof path, "%s/gpt2/gpt2.tiktoken", LITATTN_FIXTURES_DIR);
-        ld.bpe = bpe_load(path, err, sizeof err);
-        if (!ld.bpe) die(EXIT_BAD_INPUT, "%s", err);
+        char err[512];
+        if (ld.vocab_path) {
+            // --vocab FILE: read as --text is (a regular file, at most 64 MiB), then parsed.
+            char shown[4200];
+            size_t n = 0;
+            text_escape(shown, sizeof shown, ld.vocab_path);
+            char *bytes = read_file(ld.vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
+            ld.bpe = bpe_load_mem(bytes, n, err, sizeof err);
+            free(bytes);
+            if (!ld.bpe)
+                die(EXIT_BAD_INPUT, "%s: --vocab: expected GPT-2's vocabulary as tiktoken writes it (\"<base64> "
+                    "<rank>\" lines, %u tokens), found %s", shown, BPE_GPT2_N_RANKS, err);
+        } else {
+            const BuiltinFile *f = builtin("gpt2.tiktoken", "--vocab");
+            ld.bpe = bpe_load_mem(f->bytes, f->size, err, sizeof err);
+            if (!ld.bpe) die(EXIT_BAD_INPUT, "gpt2.tiktoken (built in): %s", err);
+        }
     }
     return (Tokenizer){ld.bpe};
 }

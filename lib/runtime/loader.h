@@ -5,13 +5,17 @@
 // (draws.h), and the token ids kept for --dump.
 //
 // The text is --text FILE if given, else the fixture's `text` attribute (a
-// sweep configuration's own text), else the book's file in fixtures/gpt2/.
+// sweep configuration's own text), else the book's file, built into the
+// chapter (fixtures/gpt2/small-text-sample.txt as the build read it). The
+// vocabulary is --vocab FILE if given, else GPT-2's, built in likewise
+// (fixtures/gpt2/gpt2.tiktoken): the chapter reads no file of its own.
 // What is refused, each with one line on stderr and exit 1 (lib/README.md,
-// "Limits"): a path that is missing, unreadable, a directory, a FIFO or
-// anything but a regular file; a text of more than LOADER_MAX_TEXT_BYTES
-// (refused before it is read); bytes that are not UTF-8 (the offset Python's
-// UnicodeDecodeError gives); and, in create_dataloader, a text with too few
-// tokens for one window.
+// "Limits"): a --text or --vocab path that is missing, unreadable, a
+// directory, a FIFO or anything but a regular file; one of more than
+// LOADER_MAX_TEXT_BYTES (refused before it is read); a text whose bytes are
+// not UTF-8 (the offset Python's UnicodeDecodeError gives); a vocabulary
+// that is not GPT-2's in tiktoken's format; and, in create_dataloader, a
+// text with too few tokens for one window.
 #ifndef LITATTN_LOADER_H
 #define LITATTN_LOADER_H
 
@@ -20,13 +24,15 @@
 
 #include "dataset.h"
 #include "fixture.h"
+#include "locate.h"
 #include "tensor.h"
 
 // The largest text a chapter reads: 64 MiB (about 16 M tokens, whose int64
 // ids take 128 MiB). Past it the chapter stops before reading a byte.
 #define LOADER_MAX_TEXT_BYTES ((size_t)64 << 20)
 
-void loader_begin(const char *text_path, Fixture *fx);  // chapter_start calls it
+// chapter_start calls it: --text and --vocab (NULL: the files built in).
+void loader_begin(const char *text_path, const char *vocab_path, const BuiltinFiles *files, Fixture *fx);
 void loader_end(void);                                   // chapter_end: frees the vocabulary
 
 // raw_text as Python's f.read() returns it: UTF-8, newlines translated as
@@ -44,7 +50,7 @@ typedef struct {
     const void *bpe;  // the loaded vocabulary (bpe.h's Bpe)
 } Tokenizer;
 
-// tiktoken.get_encoding("gpt2"): fixtures/gpt2/gpt2.tiktoken, loaded once.
+// tiktoken.get_encoding("gpt2"): --vocab FILE, else the vocabulary built in, loaded once.
 Tokenizer tiktoken_get_encoding(const char *name);
 // tokenizer.encode(text): (n,) int64. Where tiktoken raises (the text holds
 // "<|endoftext|>", which encode() refuses without allowed_special), a note

@@ -40,7 +40,7 @@
 #define MAX_ARGS 64
 
 static char scratch[PATH_MAX];
-static DumpInput fixture_id = {0, 0, "the fixture"};
+static DumpInput fixture_id = {.what = "the fixture"};
 static char fixture_bytes[64];
 
 static void broken(const char *what, const char *detail) {
