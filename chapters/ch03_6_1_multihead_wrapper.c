@@ -58,8 +58,10 @@ int main(int argc, char **argv) {
     print("context_vecs.shape:", shape(ex_context_vecs));
     keep("exercise_3_2.context_vecs", ex_context_vecs);
 
-    // And its gradients, through the softmax over dim=1 in the `recorded` variant.
-    Beyond("batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()");
+    // And its gradients, through the softmax over dim=1 in the `recorded` variant;
+    // batch.grad still holds the first backward's, which loss.backward() would add to.
+    Beyond("batch.grad = None; batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); "
+           "loss.backward()");
     Gradients ex_grads = multihead_attention_wrapper_sum_backward(&ex_mha, batch);
     keep_grads(&ex_grads, "exercise_3_2.batch");
     for (int i = 0; i < ex_grads.n; i++)  // for name, param in mha.named_parameters():

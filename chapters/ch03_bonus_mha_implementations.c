@@ -56,7 +56,8 @@ int main(int argc, char **argv) {
 
     // Beyond the notebook: what loss.backward() leaves, torch's autograd bit
     // for bit (the forward runs again, fused: the backward computes each
-    // head's weights again from what it keeps), where the forward ran.
+    // head's weights again from what it keeps), where the forward ran. The
+    // later cells set embeddings.grad = None first: loss.backward() adds to it.
     if (ran) {
         Beyond("embeddings.requires_grad_(); loss = mha_ch03_wrapper(embeddings).sum(); loss.backward()");
         Gradients grads = multihead_attention_wrapper_sum_backward(&mha_ch03_wrapper, embeddings);
@@ -75,7 +76,8 @@ int main(int argc, char **argv) {
     }
 
     if (mha_ch03_out.data) {
-        Beyond("embeddings.requires_grad_(); loss = mha_ch03(embeddings).sum(); loss.backward()");
+        Beyond("embeddings.grad = None; embeddings.requires_grad_(); loss = mha_ch03(embeddings).sum(); "
+               "loss.backward()");
         Gradients grads = multihead_attention_sum_backward(&mha_ch03, embeddings);
         keep_grads(&grads, "embeddings (mha_ch03)");
         print_grad_shapes(&grads, "embeddings");
@@ -89,7 +91,8 @@ int main(int argc, char **argv) {
         Tensor out = mha_combined_qkv_forward(&mha_combined_qkv, embeddings);
         print(shape(out));
         keep("mha_combined_qkv(embeddings)", out);
-        Beyond("embeddings.requires_grad_(); loss = mha_combined_qkv(embeddings).sum(); loss.backward()");
+        Beyond("embeddings.grad = None; embeddings.requires_grad_(); "
+               "loss = mha_combined_qkv(embeddings).sum(); loss.backward()");
         Gradients grads = mha_combined_qkv_sum_backward(&mha_combined_qkv, embeddings);
         keep_grads(&grads, "embeddings (mha_combined_qkv)");
         print_grad_shapes(&grads, "embeddings");
@@ -102,7 +105,8 @@ int main(int argc, char **argv) {
         Tensor out = mha_einsum_forward(&mha_einsum, embeddings);
         print(shape(out));
         keep("mha_einsum(embeddings)", out);
-        Beyond("embeddings.requires_grad_(); loss = mha_einsum(embeddings).sum(); loss.backward()");
+        Beyond("embeddings.grad = None; embeddings.requires_grad_(); loss = mha_einsum(embeddings).sum(); "
+               "loss.backward()");
         Gradients grads = mha_einsum_sum_backward(&mha_einsum, embeddings);
         keep_grads(&grads, "embeddings (mha_einsum)");
         print_grad_shapes(&grads, "embeddings");
@@ -154,7 +158,8 @@ int main(int argc, char **argv) {
         Tensor out = mha_pytorch_class_forward(&mha_pytorch_class_default, embeddings);
         print(shape(out));
         keep("mha_pytorch_class_default(embeddings)", out);
-        Beyond("embeddings.requires_grad_(); loss = mha_pytorch_class_default(embeddings).sum(); loss.backward()");
+        Beyond("embeddings.grad = None; embeddings.requires_grad_(); "
+               "loss = mha_pytorch_class_default(embeddings).sum(); loss.backward()");
         Gradients grads = mha_pytorch_class_sum_backward(&mha_pytorch_class_default, embeddings);
         keep_grads(&grads, "embeddings (mha_pytorch_class_default)");
         print_grad_shapes(&grads, "embeddings");
@@ -169,7 +174,8 @@ int main(int argc, char **argv) {
         Tensor out = mha_pytorch_class_forward(&mha_pytorch_class_noweights, embeddings);
         print(shape(out));
         keep("mha_pytorch_class_noweights(embeddings)", out);
-        Beyond("embeddings.requires_grad_(); loss = mha_pytorch_class_noweights(embeddings).sum(); loss.backward()");
+        Beyond("embeddings.grad = None; embeddings.requires_grad_(); "
+               "loss = mha_pytorch_class_noweights(embeddings).sum(); loss.backward()");
         Gradients grads = mha_pytorch_class_sum_backward(&mha_pytorch_class_noweights, embeddings);
         keep_grads(&grads, "embeddings (mha_pytorch_class_noweights)");
         print_grad_shapes(&grads, "embeddings");

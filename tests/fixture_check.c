@@ -200,12 +200,17 @@ static void compare_long(Compare *c, const char *name) {
     }
     long n = long_numel(want), differ = 0, at = -1;
     int64_t *got = NULL;
-    int shape_ok = 0;
+    int shape_ok = 0, type_ok = 1;
     if (H5Lexists(c->got, name, H5P_DEFAULT) > 0) {
         hid_t ds = H5Dopen2(c->got, name, H5P_DEFAULT), space = H5Dget_space(ds), type = H5Dget_type(ds);
         hsize_t dims[TENSOR_MAX_DIMS];
         int ndim = H5Sget_simple_extent_ndims(space);
-        shape_ok = ndim == want.ndim && H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 8;
+        // the fixture's type (fixture_is_long: a signed 64-bit integer), sign
+        // included: a uint64 array holds the same values, but torch.from_numpy
+        // refuses it
+        type_ok = H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == sizeof(int64_t) &&
+                  H5Tget_sign(type) == H5T_SGN_2;
+        shape_ok = ndim == want.ndim && type_ok;
         if (shape_ok && ndim > 0) H5Sget_simple_extent_dims(space, dims, NULL);
         for (int i = 0; shape_ok && i < ndim; i++) shape_ok = dims[i] == (hsize_t)want.shape[i];
         got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
@@ -214,9 +219,13 @@ static void compare_long(Compare *c, const char *name) {
     }
     char ws[96];
     size_format(long_shape(want), ws, sizeof ws);
-    if (!shape_ok) {
-        printf("FAIL %s %s: expected dumped int64 ids of shape %s, found none or another shape or type\n", c->label,
-               name, ws);
+    if (!type_ok) {
+        printf("FAIL %s %s: expected dumped ids of the fixture's type, a signed 64-bit integer, found another type\n",
+               c->label, name);
+        c->failures++;
+    } else if (!shape_ok) {
+        printf("FAIL %s %s: expected dumped int64 ids of shape %s, found none or another shape\n", c->label, name,
+               ws);
         c->failures++;
     } else {
         for (long i = 0; i < n; i++)

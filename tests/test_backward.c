@@ -25,6 +25,7 @@
 #include "backward_kernels.h"
 #include "causal_attention.h"
 #include "error.h"
+#include "fast_kernels.h"
 #include "fixture.h"
 #include "harness.h"
 #include "kernels.h"
@@ -165,6 +166,46 @@ static void test_stack(Fixture *fx, const char *name) {
     stack_backward(part.data, dout.data, 1, n);
     accumulate_grad(dx.data, part.data, n);
     check(fx, name, "x.grad", dx);
+}
+
+// The causal attention of one head, its backward by fast_attention_backward
+// from q, k, v and dctx (the weights computed again by the C forward), on
+// every path this CPU runs, 1 and 2 threads, every size on the path (no
+// scalar fallback for the narrow products of D = 2): the products that skip the dead
+// triangle must not skip it where the other operand is not finite, nor skip
+// a depth block a row needs. The cases marked "full" run with the full
+// selection only.
+static int full_selection;
+
+static void test_attention(Fixture *fx, const char *name) {
+    const int B = need_int(fx, "B"), T = need_int(fx, "T"), D = need_int(fx, "D");
+    if (need_int(fx, "full") && !full_selection) {
+        printf("-- %s: with the full selection only\n", name);
+        return;
+    }
+    Tensor q = need(fx, "q", SIZE(B, T, D)), k = need(fx, "k", SIZE(B, T, D)), v = need(fx, "v", SIZE(B, T, D));
+    Tensor dctx = need(fx, "dctx", SIZE(B, T, D));
+    Tensor dq = tensor_empty(SIZE(B, T, D)), dk = tensor_empty(SIZE(B, T, D)), dv = tensor_empty(SIZE(B, T, D));
+    const int path = fast_kernels_path(), threads_before = fast_kernels_threads();
+    fast_kernels_ignore_thresholds(1);
+    for (int p = 0; p < 4; p++) {
+        if (!fast_kernels_runs_path(p)) continue;
+        for (int threads = 1; threads <= 2; threads++) {
+            char label[200];
+            snprintf(label, sizeof label, "%s [%s, %d thread%s]", name, fast_kernels_path_name_of(p), threads,
+                     threads > 1 ? "s" : "");
+            fast_kernels_force_path(p);
+            fast_kernels_set_threads(threads);
+            fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, q.data, k.data, v.data, NULL, NULL, B, T,
+                                    D, (float)pow((double)D, 0.5), true, -1);
+            check(fx, label, "q.grad", dq);
+            check(fx, label, "k.grad", dk);
+            check(fx, label, "v.grad", dv);
+        }
+    }
+    fast_kernels_force_path(path);
+    fast_kernels_set_threads(threads_before);
+    fast_kernels_ignore_thresholds(0);
 }
 
 // --- module cases -----------------------------------------------------------------------
@@ -315,13 +356,15 @@ static void test_module(Fixture *fx, const char *name) {
 static CaseKind ops[] = {
     {"linear", test_linear, 0},       {"bmm", test_bmm, 0},       {"softmax_rows", test_softmax_rows, 0},
     {"softmax_dim", test_softmax_dim, 0}, {"pointwise", test_pointwise, 0}, {"sum", test_sum, 0},
-    {"stack", test_stack, 0},         {"module", test_module, 0},
+    {"stack", test_stack, 0},         {"attention", test_attention, 0},
+    {"module", test_module, 0},
 };
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 int main(int argc, char **argv) {
     error_set_program(argv[0]);
-    if (argc != 2) die(EXIT_USAGE, "usage: %s fixtures/backward_cases.h5", argv[0]);
+    full_selection = harness_full_selection(argv[0], argc, argv);
+    if (argc < 2 || argv[1][0] == '-') die(EXIT_USAGE, "usage: %s fixtures/backward_cases.h5 [--full]", argv[0]);
     int missing;
     const int n = run_case_file(argv[1], "op", ops, NOPS, &missing);
     failures += missing;

@@ -66,6 +66,9 @@ OPS = {
                  "sizes B, T, d, noise",
     "sum": "x.sum().backward() -> x.grad; sizes n",
     "stack": "torch.stack((x, x)) * dout, summed -> x.grad = dout[0] + dout[1]; sizes n",
+    "attention": "the book's causal attention of one head, q, k, v (B,T,D): s = q @ k^T, masked_fill_(causal, "
+                 "-inf), w = softmax(s / D**0.5, -1), ctx = w @ v; dctx -> q.grad, k.grad, v.grad; sizes B, T, D, "
+                 "full (1: run with the full selection only)",
     "module": "a chapter-3 module's (or the bonus notebook's MHAPyTorchClass's) forward then backward(dout) -> "
               "every parameter's .grad and x.grad",
 }
@@ -244,6 +247,46 @@ def _layout_cases():
     return cases
 
 
+# The causal attention's backward at sizes past one depth block of the
+# products (256 when the depth passes 768) and at its edges: T - 1 a multiple
+# of 256, so that the last row starts a depth block of its own. One value
+# inf, -inf or NaN in q or dctx (row 1: the rows of every later depth block
+# may start after it; NaN in q is a NaN row of the weights) or in k (the last
+# row: the rows of the first depth blocks may stop before it); torch gives
+# NaN where the dead triangle meets it (0 * inf), which a product skipping
+# that triangle would not.
+ATTENTION_SIZES = ((257, 0), (513, 0), (769, 0), (1025, 1))  # (T, full)
+
+
+def _attention_case(name, T, D, where, value, full):
+    g = _gen(name)
+    q, k, v, dctx = (torch.rand(1, T, D, generator=g) * 2 - 1 for _ in range(4))
+    col = int(torch.randint(0, D, (1,), generator=g))
+    if where is not None:
+        {"q": q, "k": k, "dctx": dctx}[where][0, T - 1 if where == "k" else 1, col] = value
+    for t in (q, k, v):
+        t.requires_grad_()
+    s = q @ k.transpose(1, 2)
+    s.masked_fill_(torch.triu(torch.ones(T, T), 1).bool(), -torch.inf)
+    w = torch.softmax(s / k.shape[-1] ** 0.5, dim=-1)
+    (w @ v).backward(dctx)
+    return _Case(name, "attention", "s = q @ k.transpose(1, 2); s.masked_fill_(causal, -inf); "
+                 "(torch.softmax(s / D**0.5, -1) @ v).backward(dctx)",
+                 {"q": q, "k": k, "v": v, "dctx": dctx}, {"q.grad": q.grad, "k.grad": k.grad, "v.grad": v.grad},
+                 B=1, T=T, D=D, full=full)
+
+
+def _attention_cases():
+    cases = []
+    specials = (("inf", float("inf")), ("-inf", -float("inf")), ("nan", float("nan")))
+    for T, full in ATTENTION_SIZES:
+        cases.append(_attention_case(f"attention_T{T}", T, 2, None, 0.0, full))
+        for where in ("q", "k", "dctx"):
+            for label, value in specials:
+                cases.append(_attention_case(f"attention_T{T}_{label}_in_{where}", T, 2, where, value, full))
+    return cases
+
+
 # --- module cases ------------------------------------------------------------------------
 
 def _keep_noise(drop, store, key):
@@ -386,6 +429,7 @@ def _mha_pytorch_class_cases():
 def _cases():
     torch.set_num_threads(1)
     return (_linear_cases() + _bmm_cases() + _softmax_cases() + _pointwise_cases() + _layout_cases()
+            + _attention_cases()
             + _module_cases() + _mha_pytorch_class_cases())
 
 

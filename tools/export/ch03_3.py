@@ -57,6 +57,8 @@ def ch03_3_simplified_attention(run, ins):
 
     # litattn's own cell: the book's remark that softmax handles extreme
     # values better, shown. Scaled up, the scores overflow exp() in float32.
+    run.beyond("scaled_scores_2 = attn_scores_2 * 100; softmax_naive(scaled_scores_2), "
+               "torch.softmax(scaled_scores_2, dim=0)", {"attn_scores_2": attn_scores_2, "softmax_naive": softmax_naive})
     scaled_scores_2 = attn_scores_2 * 100
     run.keep("scaled_scores_2", scaled_scores_2)
     run.keep("softmax_naive(scaled_scores_2)", softmax_naive(scaled_scores_2))

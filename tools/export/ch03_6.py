@@ -174,7 +174,8 @@ def ch03_6_1_multihead_wrapper(run, ins):
     with run:
         context_vecs = ex_mha(batch)
     run.keep("exercise_3_2.context_vecs", context_vecs)
-    # litattn's cell: batch.requires_grad_(); context_vecs = mha(batch); loss = context_vecs.sum(); loss.backward()
+    # litattn's cell: batch.grad = None; batch.requires_grad_(); context_vecs = mha(batch);
+    # loss = context_vecs.sum(); loss.backward()
     run.backward_sum("exercise_3_2.mha", ex_mha, batch, "exercise_3_2.batch")
 
 
@@ -221,6 +222,8 @@ def ch03_6_2_multihead_attention(run, ins):
     x = run.draw_rand("exercise_3_3.x", (batch_size, num_tokens, d_in), "random")
     if not run.setting_bool("exercise_3_3.training", True):
         ex_mha.eval()
+    run.beyond("x = torch.rand(1, context_length, d_in); context_vecs = mha(x)",
+               {"mha": ex_mha, "context_length": context_length, "d_in": d_in, "drawn": "exercise_3_3.x"})
     with run:
         context_vecs = ex_mha(x)
     run.keep("exercise_3_3.context_vecs", context_vecs)

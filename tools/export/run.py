@@ -102,6 +102,12 @@ class Run:
         x.grad = None
         x.requires_grad_(False)
 
+    def beyond(self, code, names):
+        """litattn's Beyond cell `code` (the text the chapter shows), at the
+        point where the notebook would run it, with the notebook's names it
+        reads; nothing here (the export computes its values itself).
+        tools/beyond_check.py runs the text there literally, in torch."""
+
     def input(self, name, t):
         self.keep(name, t, "input")
         return t
