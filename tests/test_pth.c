@@ -147,6 +147,56 @@ static void bad(const char *dir, const char *name, const char *words) {
         printf("ok   %s: %s\n", name, err);
 }
 
+// A storage of 4 MiB, past the size that is read with pread and its CRC-32
+// computed a chunk at a time (lib/io/pth.c): written, read back bit for bit,
+// then refused with one bit flipped in its data.
+static void large(void) {
+    const char *name = "large (4 MiB storage)";
+    char out[] = "/tmp/litattn-test-pth-large.XXXXXX", err[PTH_ERR_LEN];
+    int fd = mkstemp(out);
+    if (fd < 0) {
+        failf(name, "cannot make a temporary file", NULL);
+        return;
+    }
+    close(fd);
+    Tensor t = tensor_empty(SIZE(1024, 1024));
+    for (long i = 0; i < numel(t); i++) t.data[i] = (float)i * 0.5f - 1000.0f;
+    char *key = "w";
+    StateDict sd = {.n = 1, .keys = &key, .tensors = &t}, back;
+    if (!pth_save(out, &sd, err, sizeof err)) {
+        failf(name, "write", err);
+    } else if (!pth_load(out, &back, err, sizeof err)) {
+        failf(name, "refused", err);
+    } else {
+        if (back.n != 1 || strcmp(back.keys[0], "w") || numel(back.tensors[0]) != numel(t) ||
+            memcmp(back.tensors[0].data, t.data, (size_t)numel(t) * 4))
+            failf(name, "read back", "another key, shape or bits");
+        else
+            printf("ok   %s: written and read back bit for bit\n", name);
+        state_dict_free(&back);
+        // One bit flipped in the middle of the data.
+        FILE *f = fopen(out, "r+b");
+        unsigned char c = 0;
+        if (!f || fseek(f, 2L << 20, SEEK_SET) || fread(&c, 1, 1, f) != 1 || fseek(f, 2L << 20, SEEK_SET) ||
+            (c ^= 0x10, fwrite(&c, 1, 1, f) != 1)) {
+            failf(name, "cannot flip a bit", out);
+        } else {
+            fclose(f);
+            f = NULL;
+            if (pth_load(out, &back, err, sizeof err)) {
+                failf(name, "a flipped bit accepted", NULL);
+                state_dict_free(&back);
+            } else if (!strstr(err, "CRC-32")) {
+                failf(name, "a flipped bit refused without naming the CRC-32", err);
+            } else {
+                printf("ok   %s, one bit flipped: %s\n", name, err);
+            }
+        }
+        if (f) fclose(f);
+    }
+    unlink(out);
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--copy") == 0) {
         StateDict sd = pth_read(argv[2]);
@@ -178,6 +228,8 @@ int main(int argc, char **argv) {
         n++;
     }
     fclose(f);
+    large();
+    tensor_release_all();
     if (n < 20) failf("cases.tsv", "fewer than 20 cases", p);
     printf("%d cases, %d failed\n", n, failures);
     return failures ? 1 : 0;
