@@ -2,6 +2,7 @@
 """Writes the .pth cases of `unit / pth` (tests/test_pth.c) into a folder.
 
     /usr/bin/python3 tools/pth_cases.py fixtures/pth
+    /usr/bin/python3 tools/pth_cases.py --check fixtures/pth   (regen / pth_cases)
 
 Good cases are torch.save's own output (torch 1.13), each with NAME.txt
 (one line per key: the key, its rank and sizes) and NAME.bin (every tensor's
@@ -9,19 +10,30 @@ values, t.contiguous(), float32 little-endian, in key order): what the C must
 read bit for bit. Bad cases are real torch.save output broken one way each,
 or pickles written by Python's own pickler over the globals torch uses. Each
 line of cases.tsv is `good NAME` or `bad NAME WORDS`, WORDS a part of the
-one-line error the reader must give. Deterministic: run again, the same bytes.
+one-line error the reader must give. Deterministic: run again, the same bytes,
+but for legacy.pth (torch's legacy format records a random key); --check
+writes them into a temporary folder and compares every other file with
+the committed ones (exit 77, SKIP, without torch).
 """
 import collections
+import filecmp
 import io
 import os
 import pickle
 import struct
 import sys
+import tempfile
 import zipfile
 
-import torch
+try:
+    import torch
+except ImportError:
+    print("SKIP: no torch for /usr/bin/python3 (Debian's python3-torch)")
+    sys.exit(77)
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else "fixtures/pth"
+CHECK = len(sys.argv) > 2 and sys.argv[1] == "--check"
+COMMITTED = sys.argv[2] if CHECK else None
+OUT = tempfile.mkdtemp() if CHECK else (sys.argv[1] if len(sys.argv) > 1 else "fixtures/pth")
 os.makedirs(OUT, exist_ok=True)
 cases = []
 
@@ -212,3 +224,14 @@ with open(os.path.join(OUT, "cases.tsv"), "w") as f:
     f.write("# tools/pth_cases.py: good NAME | bad NAME WORDS-OF-THE-ERROR\n")
     f.write("\n".join(cases) + "\n")
 print("%d cases in %s" % (len(cases), OUT))
+if CHECK:
+    import shutil
+    names = sorted(set(os.listdir(OUT)) | set(os.listdir(COMMITTED)))
+    differ = [n for n in names if n != "legacy.pth" and
+              not (os.path.exists(os.path.join(COMMITTED, n)) and os.path.exists(os.path.join(OUT, n)) and
+                   filecmp.cmp(os.path.join(OUT, n), os.path.join(COMMITTED, n), shallow=False))]
+    shutil.rmtree(OUT)
+    for n in differ:
+        print("FAIL %s: made again by torch, it differs from the committed file (or one side lacks it)" % n)
+    print("%d files compared, %d differ" % (len(names), len(differ)))
+    sys.exit(1 if differ else 0)
