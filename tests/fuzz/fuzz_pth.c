@@ -61,6 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         snprintf(copy, sizeof copy, "%s/fuzz_pth_copy.%d.pth", tmp && *tmp ? tmp : "/tmp", (int)getpid());
         atexit(remove_scratch);
     }
+    // A new file each time: ext4 flushes a file truncated and written again
+    // when it is closed (auto_da_alloc), which would make the fuzzer wait on the disk.
+    unlink(scratch);
     FILE *f = fopen(scratch, "wb");
     if (!f) broken("scratch file", scratch);
     if (size && fwrite(data, 1, size, f) != size) broken("scratch file", "short write");
