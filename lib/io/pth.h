@@ -18,9 +18,12 @@
 // TENSOR_MAX_NUMEL elements, any strides and storage offset inside their
 // storage, storages shared between tensors; each comes back as a contiguous
 // Tensor of the library's pool. A storage that one tensor covers exactly, in
-// order, is read straight into that tensor (no copy, no buffer); any other
-// is read once into a buffer, its tensors copied out of it, and the buffer
-// freed. Everything the pickle says is checked before any tensor is made.
+// order, is read into that tensor and nowhere else (a stored record of
+// 1 MiB or more with pread straight from the file, its CRC-32 computed by
+// zlib a chunk at a time; a smaller one through minizip's 16 KiB buffer);
+// any other is read once into a buffer, its tensors copied out of it, and
+// the buffer freed. So the peak memory is the tensors' bytes and little
+// more. Everything the pickle says is checked before any tensor is made.
 //
 // Every failure is one line, "PATH: what: expected ..., found ...": not a
 // zip, truncated, a record's CRC-32, a declared size larger than the file or
