@@ -196,6 +196,8 @@ crafted("rank5", [("w", Tensor(Storage("0", 1), 0, (1, 1, 1, 1, 1), (1, 1, 1, 1,
         {"0": struct.pack("<f", 1)}, "at most 4 axes")
 crafted("half", [("w", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,)))], {"0": bytes(4)},
         "torch.HalfStorage (float16)")
+crafted("newline_key", [("a\nb", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,)))], {"0": bytes(4)},
+        "'a\\x0ab': expected a float32 tensor")  # the key's newline escaped: one line
 torch.save({"w": torch.zeros(2, dtype=torch.float64)}, path("float64"))
 bad("float64", "torch.DoubleStorage (float64)")
 

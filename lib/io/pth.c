@@ -41,13 +41,29 @@ typedef struct {
     char prefix[NAME_LEN];  // "NAME/"
 } Reader;
 
-static int failf(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int failf(Reader *r, const char *fmt, ...) {
-    int k = snprintf(r->err, r->len, "%s: ", r->path);
-    if (k < 0 || (size_t)k >= r->len) return 0;
+// Formats one message into err, every byte a terminal could act on (a
+// newline in a key, a path or a record's name) escaped (text_escape), so
+// that it stays one line.
+static void vset_err(char *err, size_t len, const char *path, const char *fmt, va_list ap) {
+    char raw[PTH_ERR_LEN];
+    int k = snprintf(raw, sizeof raw, "%s: ", path);
+    if (k >= 0 && (size_t)k < sizeof raw) vsnprintf(raw + k, sizeof raw - (size_t)k, fmt, ap);
+    text_escape(err, len, raw);
+}
+
+static void set_err(char *err, size_t len, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void set_err(char *err, size_t len, const char *path, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err + k, r->len - (size_t)k, fmt, ap);
+    vset_err(err, len, path, fmt, ap);
+    va_end(ap);
+}
+
+static int failf(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int failf(Reader *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vset_err(r->err, r->len, r->path, fmt, ap);
     va_end(ap);
     return 0;
 }
@@ -497,7 +513,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     unsigned long long total = 0;
     if (!ndim || !dims || !order || !names) {
         free(ndim), free(dims), free(order), free(names);
-        snprintf(err, len, "%s: expected memory to write the state_dict, found none", path);
+        set_err(err, len, path, "expected memory to write the state_dict, found none");
         return 0;
     }
     for (int i = 0; i < n; i++) {
@@ -516,7 +532,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     free(dims);
     if (!pkl) {
         free(order), free(names);
-        snprintf(err, len, "%s: expected memory to write the state_dict, found none", path);
+        set_err(err, len, path, "expected memory to write the state_dict, found none");
         return 0;
     }
 
@@ -528,7 +544,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     int fd = ok ? mkstemp(temp) : -1;
     if (fd < 0) {
         free(pkl), free(order), free(names);
-        snprintf(err, len, "%s: expected a writable directory for it, found: %s", path, ok ? strerror(errno) : "a path too long");
+        set_err(err, len, path, "expected a writable directory for it, found: %s", ok ? strerror(errno) : "a path too long");
         return 0;
     }
     close(fd);
@@ -565,7 +581,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     }
     if (!ok) {
         unlink(temp);
-        snprintf(err, len, "%s: expected to write the archive, found: %s", path, strerror(saved_errno ? saved_errno : EIO));
+        set_err(err, len, path, "expected to write the archive, found: %s", strerror(saved_errno ? saved_errno : EIO));
         return 0;
     }
     return 1;
