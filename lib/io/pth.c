@@ -547,6 +547,12 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
         set_err(err, len, path, "expected a writable directory for it, found: %s", ok ? strerror(errno) : "a path too long");
         return 0;
     }
+    // mkstemp's file is 0600: give it the mode torch.save's would have (an
+    // existing target's, else the umask's default).
+    struct stat st;
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : (0666 & ~mask));
     close(fd);
     int zip64 = total + pkl_len > 0xf0000000ull;
     zipFile zf = zipOpen64(temp, APPEND_STATUS_CREATE);
