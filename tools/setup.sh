@@ -8,9 +8,9 @@ set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
 
-# C: compiler, meson + ninja, HDF5. PyTorch side: torch and h5py for
+# C: compiler, meson + ninja, HDF5, minizip (torch.save's zip archives). PyTorch side: torch and h5py for
 # Debian's /usr/bin/python3 (tools/export_fixtures.py and the regen test).
-packages="gcc meson ninja-build pkg-config libhdf5-dev libssl-dev hdf5-tools python3-torch python3-h5py"
+packages="gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev hdf5-tools python3-torch python3-h5py"
 # The book view (ninja -C build book-view, tools/book_view.py): heatmaps,
 # highlighting, the companion notebook. Its browser test wants chromium too,
 # which CI installs (.ci/run); without it that test reports SKIP.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses for SECONDS each, one after the other.
 #
-#   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    (default: fuzz_fixture fuzz_cli fuzz_dump fuzz_tokenizer)
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]    (default: fuzz_fixture fuzz_cli fuzz_dump fuzz_tokenizer fuzz_pth)
 #
 # BUILD_DIR is configured as tests/fuzz/meson.build says (clang,
 # -Dfuzzing=true, ASan + UBSan). The committed seeds (tests/fuzz/corpus/*,
@@ -22,7 +22,7 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 seconds=$2
 shift 2
-harnesses=${*:-fuzz_fixture fuzz_cli fuzz_dump fuzz_tokenizer}
+harnesses=${*:-fuzz_fixture fuzz_cli fuzz_dump fuzz_tokenizer fuzz_pth}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/litattn-fuzz.XXXXXX") || exit 2
@@ -99,7 +99,8 @@ for h in $harnesses; do
     fuzz_cli) run fuzz_cli 4096 "$src"/tests/fuzz/corpus/cli/* ;;
     fuzz_dump) run fuzz_dump 4096 "$src"/tests/fuzz/corpus/dump/* ;;
     fuzz_tokenizer) run fuzz_tokenizer 8192 "$src"/tests/fuzz/corpus/tokenizer/* ;;
-    *) echo "$0: no harness '$h' (fuzz_fixture, fuzz_cli, fuzz_dump, fuzz_tokenizer)" >&2; status=2 ;;
+    fuzz_pth) run fuzz_pth 16384 "$src"/tests/fuzz/corpus/pth/* "$src"/fixtures/pth/*.pth ;;
+    *) echo "$0: no harness '$h' (fuzz_fixture, fuzz_cli, fuzz_dump, fuzz_tokenizer, fuzz_pth)" >&2; status=2 ;;
     esac
 done
 
