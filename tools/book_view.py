@@ -113,8 +113,7 @@ def inputs_digest(args):
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
         names.append(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{ch.book_variant}.txt"))
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
-    names += [os.path.join(args.book, "official", n) for n in ("ch03.ipynb", "exercise-solutions.ipynb",
-                                                                 "multihead-attention.ipynb", "mha-implementations.ipynb")]
+    names += [os.path.join(args.book, "official", n) for n in vs_official_names()]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "*.py")))
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
     names.append(os.path.join(args.build, "bench-bonus.json"))  # the bonus page's charts (view_bench.py)
@@ -124,6 +123,12 @@ def inputs_digest(args):
             with open(name, "rb") as f:
                 h.update(hashlib.sha256(f.read()).digest())
     return h.hexdigest()
+
+
+def vs_official_names():
+    """The official notebooks the view reads (extract_book_blocks.OFFICIAL)."""
+    import extract_book_blocks
+    return extract_book_blocks.OFFICIAL
 
 
 def made_from(out):
@@ -278,7 +283,7 @@ def marker_checks(table, blocks, book_cells):
     checks = []
     for ch in table:
         for b in blocks[ch.program]:
-            if b.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "Exercise", "Setup"):
+            if b.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "BufIn", "Exercise", "Setup"):
                 cell = book_cells.get(b.label)
                 want = cell.first_line if cell else None
                 checks.append({"program": ch.program, "label": b.printed_label, "line": b.line, "code": b.code,

@@ -35,6 +35,7 @@ NOTEBOOKS = {
     "ExIn": ("exercise-solutions.ipynb", "exercise-solutions In"),
     "MhaIn": ("multihead-attention.ipynb", "multihead-attention In"),
     "ImplIn": ("mha-implementations.ipynb", "mha-implementations In"),
+    "BufIn": ("understanding-buffers.ipynb", "understanding-buffers In"),
 }
 # mha-implementations.ipynb repeats execution counts (In [10], In [11]): a
 # cell whose count is not unique is cited by section and place instead,
@@ -52,12 +53,13 @@ def label_prefix(notebook):
 def cells_of(spec):
     """'In[2-14],ExIn[2-7],Exercise[3.2]' -> the labels the chapters print:
     ['In [2]', ..., 'exercise-solutions In [2]', ..., 'Exercise 3.2'];
-    'MhaIn[2-8]' -> ['multihead-attention In [2]', ...]."""
+    'MhaIn[2-8]' -> ['multihead-attention In [2]', ...]; 'BufIn[1-16]' ->
+    ['understanding-buffers In [1]', ...]."""
     if spec == "-":
         return []
     labels = []
     for part in spec.split(","):
-        m = re.fullmatch(r"(In|ExIn|MhaIn|ImplIn|ImplSec|Exercise)\[([^\]]+)\]", part)
+        m = re.fullmatch(r"(In|ExIn|MhaIn|ImplIn|BufIn|ImplSec|Exercise)\[([^\]]+)\]", part)
         if not m:
             raise ValueError(f"{TABLE_PATH}: cannot read the cells {part!r}")
         kind, what = m.groups()

@@ -10,8 +10,10 @@ Writes tests/book/<chapter>.<variant>.txt: a provenance line "#! ...", then
 for each block a header line "# <source> <cell>" and the block's lines.
 
 Two kinds of block:
-  - official (ch03.ipynb, exercise-solutions.ipynb, multihead-attention.ipynb): the whole output of one
-    cell, exactly as the notebook recorded it. The `book` suite compares it
+  - official (ch03.ipynb, exercise-solutions.ipynb, multihead-attention.ipynb,
+    mha-implementations.ipynb, understanding-buffers.ipynb): the whole output of one
+    cell, exactly as the notebook recorded it (understanding-buffers.ipynb's
+    GPU cells as they print on a CPU: ON_CPU, RAISED_ON_GPU). The `book` suite compares it
     with the chapter's output for that cell, character for character. Which
     chapter has which cell comes from the chapter table (chapters/chapters.txt).
     In [1]'s version line is left out (the book ran torch 2.4.0).
@@ -32,7 +34,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapters import BOOK_DIR, REPO_ROOT, SECTION_NOTEBOOK, SECTION_PREFIX, label_prefix, table  # noqa: E402
 
-OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb", "multihead-attention.ipynb", "mha-implementations.ipynb"]
+OFFICIAL = ["ch03.ipynb", "exercise-solutions.ipynb", "multihead-attention.ipynb", "mha-implementations.ipynb",
+            "understanding-buffers.ipynb"]
 # Blocks of mha-implementations.ipynb that no chapter prints, and why: the
 # versions and devices of the notebook's own runs, the %timeit timings and
 # charts of sections 10 and 11 (a benchmark, not a chapter: its output would
@@ -48,6 +51,46 @@ NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]
                     for n in range(17, 26)})
 NOT_PRINTED.update({("mha-implementations.ipynb", f"mha-implementations In [{n}]"): "a chart (section 11)"
                     for n in (30, 32, 34)})
+# understanding-buffers.ipynb ran on a GPU (cuda:0); litattn computes on the
+# CPU, the notebook's own fallback (device = torch.device("cpu")). These cells
+# are compared with what they print on a CPU, made from the recorded text by
+# on_cpu() (the only differences: the device's name and torch's
+# ", device='cuda:0'" suffix, which IPython's layout of a state_dict leaves as
+# it is otherwise); the chapter's note line in each says what the GPU showed.
+BUFFERS = "understanding-buffers.ipynb"
+ON_CPU = {(BUFFERS, f"understanding-buffers In [{n}]") for n in (3, 5, 7, 8, 10, 11, 12, 13, 14)}
+# A cell that raised on the GPU (the mask, a plain attribute, stayed on the
+# CPU) runs on a CPU; there it prints what the later cell of the same code
+# prints (In [8], after the mask was moved: on a CPU nothing moved).
+RAISED_ON_GPU = {(BUFFERS, "understanding-buffers In [4]"): "understanding-buffers In [8]"}
+
+
+def on_cpu(text):
+    """A cell's recorded GPU output as the same cell prints it on a CPU."""
+    text = text.replace(", device='cuda:0'", "")
+    text = re.sub(r"^Machine has GPU: True$", "Machine has GPU: False", text, flags=re.M)
+    text = re.sub(r"^Using device: cuda$", "Using device: cpu", text, flags=re.M)
+    return re.sub(r"^(\S+\.device:) cuda:0$", r"\1 cpu", text, flags=re.M)
+
+
+def compared_outputs(name, cells, labels):
+    """{label: the text the `book` suite and the view compare} of a
+    notebook's code cells: the recorded output, or on a CPU (ON_CPU,
+    RAISED_ON_GPU)."""
+    recorded = {labels[i]: (cell_output(cell), "".join(cell["source"])) for i, cell in enumerate(cells) if i in labels}
+    out = {}
+    for label, (text, source) in recorded.items():
+        if (name, label) in RAISED_ON_GPU:
+            like = RAISED_ON_GPU[(name, label)]
+            if recorded[like][1] != source:
+                raise SystemExit(f"{name} {label}: its code is not {like}'s, whose output it is compared with")
+            text = on_cpu(recorded[like][0])
+        elif (name, label) in ON_CPU:
+            text = on_cpu(text)
+        out[label] = text
+    return out
+
+
 # Exercise 3.2's recorded output was printed by an older CausalAttention
 # (softmax over dim=1); the code as written prints other numbers. The recorded text
 # belongs to the chapter's variant that runs the old softmax.
@@ -182,13 +225,13 @@ def official_blocks(official_dir):
     for name in OFFICIAL:
         with open(os.path.join(official_dir, name), encoding="utf-8") as f:
             nb = json.load(f)
-        prefix = label_prefix(name)
         labels = code_cell_labels(nb["cells"], name)
+        compared = compared_outputs(name, nb["cells"], labels)
         for i, cell in enumerate(nb["cells"]):
             if cell["cell_type"] != "code" or cell.get("execution_count") in (None, 1):
                 continue
             label = labels[i]
-            text = cell_output(cell)
+            text = compared[label]
             if text and (name, label) not in NOT_PRINTED:
                 blocks.append((name, label, text))
         blocks += [(name, label, text) for label, text in exercise_outputs(nb["cells"]).items()]

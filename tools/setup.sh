@@ -15,6 +15,9 @@ packages="gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev
 # highlighting, the companion notebook. Its browser test wants chromium too,
 # which CI installs (.ci/run); without it that test reports SKIP.
 packages="$packages python3-matplotlib python3-pygments python3-nbformat"
+# IPython's pretty printer, for the regen test of fixtures/pretty_cases.txt
+# (what a notebook displays for a state_dict).
+packages="$packages python3-ipython"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -31,6 +31,13 @@ CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec,
 
 void causal_attention_eval(CausalAttention *m) { m->dropout.training = false; }
 
+void causal_attention_hold_mask(CausalAttention *m, MaskKind kind) {
+    Tensor ones = torch_ones(SIZE(m->context_length, m->context_length));
+    m->mask = torch_triu(ones, 1);
+    tensor_free(ones);
+    m->mask_kind = kind;
+}
+
 void causal_check_tokens(const char *module, int context_length, int num_tokens) {
     // The book's classes index the buffer with [:num_tokens, :num_tokens];
     // more tokens than context_length would not fit (torch raises there).
@@ -63,7 +70,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
 
-    if (!m->rec.record && !m->materialise && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
+    if (!m->rec.record && !m->materialise && !m->mask.data && (m->softmax_dim == -1 || m->softmax_dim == 2)) {
         // 2-5 fused: nothing records the (b, T, T) tensors, so they are
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from what it keeps.
@@ -77,7 +84,14 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
         }
         return context_vec;
     }
-    Tensor mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
+    Tensor mask_bool;
+    if (m->mask.data) {  // self.mask.bool()[:num_tokens, :num_tokens] of the mask the module holds
+        Tensor whole = torch_bool(m->mask);
+        mask_bool = torch_slice2(whole, num_tokens, num_tokens);
+        tensor_free(whole);
+    } else {
+        mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
+    }
     Tensor keys_T = torch_transpose(keys, 1, 2);
     Tensor attn_scores = torch_matmul(queries, keys_T);
     tensor_free(keys_T);

@@ -16,6 +16,13 @@
 #include "recorder.h"
 #include "tensor.h"
 
+// understanding-buffers.ipynb's two classes hold the mask as a tensor:
+// CausalAttentionWithoutBuffers as a plain attribute (self.mask = ...: not in
+// state_dict(), not moved by .to()), CausalAttentionWithBuffer and the book's
+// CausalAttention with register_buffer("mask", ...) (in state_dict(), first:
+// a module's own buffers come before its submodules' parameters).
+typedef enum { MASK_MADE_AS_NEEDED, MASK_ATTRIBUTE, MASK_BUFFER } MaskKind;
+
 typedef struct {
     char name[64];                   // "ca", "mha.heads.0": records "<name>.keys", ...
     int d_out;
@@ -23,6 +30,8 @@ typedef struct {
     Dropout dropout;
     int context_length;              // the buffer `mask` = triu(ones(context_length, context_length), 1),
                                      // made only as forward() needs it: [:num_tokens, :num_tokens]
+    Tensor mask;                     // or held whole (causal_attention_hold_mask): .data NULL until then
+    MaskKind mask_kind;              // how the module holds it: what state_dict() and .to() see of it
     bool materialise;                // make the (b, T, T) tensors even when nothing records them
     int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
     Recorder rec;                    // where forward() reports its locals
@@ -34,6 +43,11 @@ CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec,
 // x (b, num_tokens, d_in) -> context_vec (b, num_tokens, d_out); num_tokens <= context_length.
 Tensor causal_attention_forward(CausalAttention *m, Tensor x);
 void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
+// Makes m hold its mask whole, triu(ones(context_length, context_length), 1),
+// as an attribute or a buffer (MASK_ATTRIBUTE, MASK_BUFFER). forward() then
+// masks with m->mask.bool()[:num_tokens, :num_tokens] whatever it holds (a
+// value changed in place included), always materialised.
+void causal_attention_hold_mask(CausalAttention *m, MaskKind kind);
 
 // The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
 // Shared with MultiHeadAttention; dies if num_tokens > context_length.

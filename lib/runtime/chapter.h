@@ -31,8 +31,10 @@
 #include "multihead_attention.h"
 #include "ops.h"
 #include "pcg32.h"
+#include "pretty.h"
 #include "print.h"
 #include "self_attention.h"
+#include "state_dict.h"
 #include "tensor.h"
 
 typedef struct {
@@ -72,6 +74,7 @@ int chapter_end(void);  // finishes --dump and stdout, frees everything; returns
 // the 2nd code cell of section "5." of a cell whose count is not.
 #define ImplIn(n, code) cell("mha-implementations In [" #n "]", (code))
 #define ImplSec(s, code) cell("mha-implementations \u00a7" #s, (code))
+#define BufIn(n, code) cell("understanding-buffers In [" #n "]", (code))  // understanding-buffers.ipynb
 #define Transcript(label, code) cell((label), (code))                 // a transcript's own cell, e.g. "004 In [6]"
 #define Beyond(code) cell("litattn", (code))                          // litattn's own addition
 // A cell of another section that this chapter runs again for what it defines

@@ -54,6 +54,10 @@ PyValue param(Tensor t);                       // an nn.Parameter
 PyValue py_tuple(const PyValue *items, int n);
 PyValue fixed(double v, int digits);           // f"{v:.{digits}f}"
 
+// t.device as print() shows it: "cpu", where litattn keeps and computes every
+// tensor (a notebook run on a GPU shows "cuda:0" for what it moved there).
+const char *device_of(Tensor t);
+
 // The double Python reads back from the 4-decimal text torch printed for x
 // ("0.1385"): what a reader who types a printed value back in gets.
 double as_printed(float x);

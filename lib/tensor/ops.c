@@ -18,7 +18,7 @@ static noreturn void mismatch(const char *op, Tensor a, Tensor b) {
     die(EXIT_BAD_INPUT, "%s: %s: expected inputs whose shapes fit together, found %s and %s", error_input(), op, sa, sb);
 }
 
-bool needs_grad(Tensor t) { return t.requires_grad || t.grad_fn != NULL; }
+bool needs_grad(Tensor t) { return torch_is_grad_enabled() && (t.requires_grad || t.grad_fn != NULL); }
 
 // The result of an operation on a (and b): torch records `fn` as its grad_fn
 // when an operand needs grad.
@@ -176,6 +176,14 @@ Tensor torch_bool(Tensor a) {
     Tensor out = tensor_empty(shape(a));
     const long n = numel(a);
     for (long i = 0; i < n; i++) out.data[i] = a.data[i] != 0.0f ? 1.0f : 0.0f;
+    return out;
+}
+
+Tensor torch_eq_scalar(Tensor a, double s) {
+    const float v = (float)s;
+    Tensor out = tensor_empty(shape(a));
+    const long n = numel(a);
+    for (long i = 0; i < n; i++) out.data[i] = a.data[i] == v ? 1.0f : 0.0f;
     return out;
 }
 

@@ -30,6 +30,7 @@ Tensor torch_T(Tensor a);                         // a.T of a 2-D (or 1-D) tenso
 Tensor torch_contiguous(Tensor a);                // a.contiguous(): always already so here
 Tensor torch_slice2(Tensor a, int rows, int cols);  // a[:rows, :cols] of a 2-D tensor
 Tensor torch_bool(Tensor a);                      // a.bool(): 1 where a != 0, else 0 (a float mask)
+Tensor torch_eq_scalar(Tensor a, double s);       // a == s, s a Python float (as float32): 1 where equal, else 0
 
 // --- arithmetic ------------------------------------------------------------------
 Tensor torch_matmul(Tensor a, Tensor b);          // a @ b: dot, vector-matrix, mm, batched with broadcast

@@ -150,6 +150,18 @@ Tensor tensor_copy(Tensor t) {
     return c;
 }
 
+Tensor tensor_detach(Tensor t) {
+    t.grad_fn = NULL;
+    t.requires_grad = false;
+    return t;
+}
+
+static bool grad_enabled = true;  // the process's, as torch's is its thread's
+
+void torch_set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+
+bool torch_is_grad_enabled(void) { return grad_enabled; }
+
 void tensor_free(Tensor t) {
     // Small tensors stay in their slab until the end; large ones are found by
     // their block (searched from the newest: temporaries die young).
@@ -242,7 +254,7 @@ Tensor sel(Tensor t, int i) {
     v.shape[TENSOR_MAX_DIMS - 1] = 0;
     v.data = t.data + (size_t)k * (size_t)(numel(t) / t.shape[0]);
     // torch records the indexing (SelectBackward0) when t needs grad.
-    if (t.requires_grad || t.grad_fn) v.grad_fn = "SelectBackward0";
+    if (grad_enabled && (t.requires_grad || t.grad_fn)) v.grad_fn = "SelectBackward0";
     v.requires_grad = false;
     return v;
 }
@@ -259,7 +271,7 @@ Tensor view(Tensor t, Size s) {
     Tensor v = t;
     v.ndim = s.ndim;
     memcpy(v.shape, s.dims, sizeof v.shape);
-    if (t.requires_grad || t.grad_fn) v.grad_fn = "ViewBackward0";
+    if (grad_enabled && (t.requires_grad || t.grad_fn)) v.grad_fn = "ViewBackward0";
     v.requires_grad = false;
     return v;
 }

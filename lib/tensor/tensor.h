@@ -64,6 +64,12 @@ Tensor tensor_zeros(Size s);         // torch.zeros(*s)
 Tensor tensor_empty(Size s);         // torch.empty(*s): contents unspecified, for outputs written in full
 Tensor tensor_scalar(float value);   // a 0-d tensor
 Tensor tensor_copy(Tensor t);        // t.clone(), detached
+Tensor tensor_detach(Tensor t);      // t.detach(): the same floats, no grad_fn, requires no grad
+
+// torch's grad mode: `with torch.no_grad():` is torch_set_grad_enabled(false)
+// then (true). While it is off, what the ops make records no grad_fn.
+void torch_set_grad_enabled(bool enabled);
+bool torch_is_grad_enabled(void);
 void tensor_free(Tensor t);          // gives back a tensor made above (not a view) before the end
 void tensor_release_all(void);       // frees every tensor made so far
 

@@ -11,6 +11,7 @@ from .ch03_5 import ch03_5_1_causal_mask, ch03_5_2_dropout, ch03_5_3_causal_atte
 from .ch03_6 import book_a, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention
 from .ch03_mha import ch03_mha_data_loading
 from .ch03_bonus import ch03_bonus_mha_implementations
+from .ch03_buffers import ch03_understanding_buffers
 from .run import Run
 
 # Transcripts (fixtures/book/), named by their file prefix (tools/export_fixtures.py).
@@ -24,7 +25,7 @@ RUNNERS = {f.__name__: f for f in (
     ch03_3_simplified_attention, ch03_4_1_trainable_weights, ch03_4_1_scaling_rationale,
     ch03_4_2_self_attention_v1, ch03_4_2_self_attention_v2, ch03_5_1_causal_mask, ch03_5_2_dropout,
     ch03_5_3_causal_attention, ch03_6_1_multihead_wrapper, ch03_6_2_multihead_attention,
-    ch03_mha_data_loading, ch03_bonus_mha_implementations)}
+    ch03_mha_data_loading, ch03_bonus_mha_implementations, ch03_understanding_buffers)}
 
 
 def run_chapter(chapter, ins, settings=None, seeds=None, skip=0, **kw):
@@ -52,6 +53,7 @@ NB = "ch03.ipynb"
 EX = "exercise-solutions.ipynb"
 MHA = "multihead-attention.ipynb"
 IMPL = "mha-implementations.ipynb"
+BUF = "understanding-buffers.ipynb"
 
 VARIANTS = {
     ("ch03_3_simplified_attention", "book"): _v(
@@ -120,6 +122,11 @@ VARIANTS = {
         "torch.manual_seed(123), then every class in the notebook's order (sections 1-8; 5 and 6 made but not "
         "run: torch 1.13 has no scaled_dot_product_attention; 9 needs torch >= 2.5 and CUDA), and "
         "out = <instance>(embeddings) of 1-4, 7 and 8"),
+    ("ch03_understanding_buffers", "seed123"): _v(
+        f"{BUF} In [1]-In [16] (Understanding PyTorch Buffers) on the CPU: CausalAttentionWithoutBuffers and "
+        "CausalAttentionWithBuffer on torch.stack((inputs, inputs)), every module made from one "
+        "torch.manual_seed(123) stream (the two made in In [15] and In [16] too); the mask changed in place, "
+        "each state_dict through torch.save and torch.load into a new module"),
 }
 
 

@@ -220,7 +220,8 @@ def check_verdicts(site, manifest, build):
             if r["kind"] in ("official", "missing") and r["verdict"] != "compared on another variant":
                 nb = ("ch03.ipynb" if r["label"].startswith("In ") else "multihead-attention.ipynb"
                       if r["label"].startswith("multihead-attention ") else "mha-implementations.ipynb"
-                      if r["label"].startswith("mha-implementations ") else "exercise-solutions.ipynb")
+                      if r["label"].startswith("mha-implementations ") else "understanding-buffers.ipynb"
+                      if r["label"].startswith("understanding-buffers ") else "exercise-solutions.ipynb")
                 view[(nb, r["label"])] = r["verdict"] == "identical"
             for t in r["transcript"]:
                 view[(t["source"], t["cell"])] = t["found"]

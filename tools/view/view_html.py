@@ -136,12 +136,17 @@ def book_side(row, page):
                          f'the {esc(row.owner)} variant</a>.</p>')
         elif row.kind != "setup":
             parts.append('<h5>Recorded in the notebook</h5>')
-            if row.verdict == vm.DIFFERS:
+            if row.verdict == vm.DIFFERS and row.book.compared is None:
                 parts.append(diff_pair(row.book.output, row.c_text)[0])
             elif row.book.output:
                 parts.append(pre(row.book.output))
             else:
-                parts.append('<p class="none">(prints nothing)</p>')
+                parts.append('<p class="none">(prints nothing on the GPU: the cell raised)</p>' if row.book.compared
+                             else '<p class="none">(prints nothing)</p>')
+            if row.book.compared is not None:
+                parts.append('<h5>The same cell on a CPU, as litattn runs it</h5>')
+                parts.append(diff_pair(row.book.compared, row.c_text)[0] if row.verdict == vm.DIFFERS
+                             else pre(row.book.compared))
     elif row.kind == "transcript":
         parts.append(f'<h4><span class="prompt">{esc(row.label)}</span> <span class="src">a transcript\'s cell; '
                      f'the official notebook has no such cell</span></h4>')
@@ -188,7 +193,7 @@ def c_side(row, page):
     elif row.c_text is None:
         parts.append('<p class="none missing">(no marker line for this cell in the output)</p>')
     elif row.verdict == vm.DIFFERS:
-        parts.append(diff_pair(row.book.output, row.c_text)[1])
+        parts.append(diff_pair(row.book.expected, row.c_text)[1])
     elif row.c_text:
         parts.append(pre(row.c_text))
     else:

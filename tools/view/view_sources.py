@@ -19,7 +19,7 @@ import extract_book_blocks as ebb  # noqa: E402
 # --- the C: one block per marker ---------------------------------------------------------------
 
 # The marker macros of lib/runtime/chapter.h, and the label each prints.
-MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|ImplIn|ImplSec|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|ImplIn|ImplSec|BufIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
@@ -46,7 +46,7 @@ class CBlock:
     @property
     def official(self):
         """The label of the official cell this block computes, or None."""
-        return self.label if self.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "Exercise") else None
+        return self.label if self.kind in ("In", "ExIn", "MhaIn", "ImplIn", "ImplSec", "BufIn", "Exercise") else None
 
     @property
     def printed_label(self):
@@ -67,6 +67,8 @@ def marker_label(kind, args):
         return f"mha-implementations In [{first}]"
     if kind == "ImplSec":
         return f"mha-implementations \u00a7{first}"
+    if kind == "BufIn":
+        return f"understanding-buffers In [{first}]"
     strings = [c_unescape(s) for s in C_STRING.findall(args)]
     if kind == "Exercise":
         return f"Exercise {strings[0]}"
@@ -155,6 +157,12 @@ class BookCell:
     output: str          # what the notebook recorded ("" when nothing)
     index: int           # position among the notebook's cells
     prose: list = field(default_factory=list)  # the markdown cells since the previous code cell
+    compared: str = None  # the text compared with litattn's, when not `output`: a GPU cell as it prints
+                          # on a CPU (extract_book_blocks.ON_CPU, RAISED_ON_GPU)
+
+    @property
+    def expected(self):
+        return self.output if self.compared is None else self.compared
 
     @property
     def first_line(self):
@@ -171,13 +179,16 @@ def notebook_cells(nb, name):
     exercises given as markdown only (their code is the ```python block
     after the "## Exercise" heading, their output extract_book_blocks's)."""
     labels = ebb.code_cell_labels(nb["cells"], name)
+    compared = ebb.compared_outputs(name, nb["cells"], labels)
     exercise_out = ebb.exercise_outputs(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
         text = "".join(cell["source"])
         if cell["cell_type"] == "code":
             n = cell.get("execution_count")
-            cells.append(BookCell(name, labels[i], n, text, ebb.cell_output(cell), i, prose))
+            recorded = ebb.cell_output(cell)
+            cells.append(BookCell(name, labels[i], n, text, recorded, i, prose,
+                                  compared[labels[i]] if compared[labels[i]] != recorded else None))
             prose = []
             continue
         if cell["cell_type"] != "markdown":
