@@ -367,21 +367,3 @@ def sweep_configs():
          dict(batch_size=2, output_dim=24, num_heads=6), {None: 7, "variant_a": 2**32 + 123, "variant_b": -5}),
     ]
     return out
-
-
-def write_data_sweep(path):
-    """sweep_data_loading.h5: one group per configuration, each a complete
-    fixture of ch03_mha_data_loading with its own `text`."""
-    from . import SCRIPT
-    from .variants import run_chapter
-    from .write import new_file, new_group, provenance, set_attrs, write_fixture
-    chapter = "ch03_mha_data_loading"
-    with new_file(path) as f:
-        set_attrs(f, dict(chapter=chapter, variant="sweep",
-                          mirrors="no transcript: multihead-attention.ipynb In [2]-In [8] beyond the book's text, "
-                                  "windows, batches, widths, heads and seeds; one group per configuration",
-                          **provenance(), command=SCRIPT))
-        for name, text, settings, seeds in sweep_configs():
-            run = run_chapter(chapter, {}, settings, seeds, text=text)
-            write_fixture(new_group(f, name), run, "sweep",
-                          f"no transcript: {chapter} beyond the book's settings (sweep configuration {name})", SCRIPT)

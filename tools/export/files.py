@@ -14,8 +14,8 @@ import chapters as chapter_table  # tools/chapters.py: chapters/chapters.txt
 import fixture_diff  # tools/fixture_diff.py: comparing two sets of fixtures
 
 from . import SCRIPT, TOOLS_DIR
-from .ch03_mha import js_tiktoken_status, node_inputs, write_data_sweep
-from .sweep import write_sweep
+from .ch03_mha import js_tiktoken_status, node_inputs
+from .sweep import write_data_sweep, write_sweep
 from .variants import book_fixtures, run_variant
 from .write import new_file, write_fixture
 

@@ -4,6 +4,7 @@ import torch
 
 from . import SCRIPT
 from .ch03_6 import book_a
+from .ch03_mha import sweep_configs as data_sweep_configs
 from .variants import run_chapter
 from .write import new_file, new_group, provenance, set_attrs, write_fixture
 
@@ -294,3 +295,18 @@ def write_sweep(path):
         for cfg in configs:
             sweep_group(new_group(f, cfg["name"]), cfg, SCRIPT)
     return len(configs)
+
+
+def write_data_sweep(path):
+    """sweep_data_loading.h5: one group per configuration, each a complete
+    fixture of ch03_mha_data_loading with its own `text`."""
+    chapter = "ch03_mha_data_loading"
+    with new_file(path) as f:
+        set_attrs(f, dict(chapter=chapter, variant="sweep",
+                          mirrors="no transcript: multihead-attention.ipynb In [2]-In [8] beyond the book's text, "
+                                  "windows, batches, widths, heads and seeds; one group per configuration",
+                          **provenance(), command=SCRIPT))
+        for name, text, settings, seeds in data_sweep_configs():
+            run = run_chapter(chapter, {}, settings, seeds, text=text)
+            write_fixture(new_group(f, name), run, "sweep",
+                          f"no transcript: {chapter} beyond the book's settings (sweep configuration {name})", SCRIPT)
