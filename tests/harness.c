@@ -123,7 +123,8 @@ static char **exe_wrapper(void) {
 int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) {
     int out_pipe[2], err_pipe[2];
     memset(res, 0, sizeof *res);
-    const double limit = opt->limit > 0 ? opt->limit : RUN_LIMIT_SECONDS;
+    // Through a wrapper (an emulator: several times slower), ten times the limit.
+    const double limit = (opt->limit > 0 ? opt->limit : RUN_LIMIT_SECONDS) * (exe_wrapper() ? 10 : 1);
     if (pipe(out_pipe) != 0) return 0;
     if (pipe(err_pipe) != 0) {
         close(out_pipe[0]), close(out_pipe[1]);

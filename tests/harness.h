@@ -25,7 +25,7 @@ typedef struct {
 // Where LITATTN_EXE_WRAPPER is set (words separated by spaces: meson's
 // exe_wrapper of a cross build, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu",
 // tests/meson.build), argv[0] is run through it, as WRAPPER... argv[0] argv[1]...
-// (at most 16 words, 255 arguments).
+// (at most 16 words, 255 arguments), and gets ten times the time limit.
 int run_program(char *const argv[], double limit, RunResult *res);
 
 // What run_program_with sets up for the program. Zero fields: nothing.
