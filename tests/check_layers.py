@@ -49,7 +49,7 @@ def main():
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--layer', action='append', default=[], help='NAME:USES (USES comma-separated)')
     ap.add_argument('--not-built', action='append', default=[],
-                    help='a source of lib/ (LAYER/FILE.c) the build leaves out on this machine (another ISA\'s)')
+                    help='a source of lib/ (LAYER/FILE.c) the build leaves out for its host (another ISA\'s)')
     ap.add_argument('archives', nargs='+')
     args = ap.parse_args()
 

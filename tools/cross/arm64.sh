@@ -20,7 +20,7 @@
 #                   kernels (the fast ones are x86-64's), emulated: minutes of
 #                   CPU time a run, four runs. Its code is the other module
 #                   chapters', which run.
-#            regen: PyTorch and node export the fixtures again on this machine;
+#            regen: PyTorch and node export the fixtures again on the build machine;
 #                   nothing in it runs an arm64 program (the native run has it).
 #            view:  tools/book_view.py runs the chapters from Python, which
 #                   cannot exec an arm64 program (no exe_wrapper there).
