@@ -22,6 +22,10 @@ typedef struct {
 // Runs argv[0] with argv (NULL-terminated), capturing stdout and stderr, and
 // kills it if it is still running after `limit` seconds: a hung chapter is a
 // failed test, not a hung suite. Returns 0 if it could not be started at all.
+// Where LITATTN_EXE_WRAPPER is set (words separated by spaces: meson's
+// exe_wrapper of a cross build, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu",
+// tests/meson.build), argv[0] is run through it, as WRAPPER... argv[0] argv[1]...
+// (at most 16 words, 255 arguments), and gets ten times the time limit.
 int run_program(char *const argv[], double limit, RunResult *res);
 
 // What run_program_with sets up for the program. Zero fields: nothing.
@@ -127,7 +131,8 @@ double harness_median(double *v, int n);
 double harness_seconds(void);
 
 // The core's mul + add peak in GFLOP/s, measured (benchmarks): independent
-// chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them.
+// chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them,
+// and 0 on other architectures than x86-64 (not measured there).
 double harness_mul_add_peak(int avx512);
 
 // Whether a driver runs its whole selection: --full among argv[1..], or

@@ -907,9 +907,17 @@ static void bias_cases(const Chapter *ch) {
             snprintf(biases[n++], sizeof biases[0], "%.*s.bias", (int)(len - 7), ch->weights[w]);
     }
     if (n == 0) return;
-    char path[4096], kase[160], any_bias[2048] = "";
-    for (int b = 0; b < n; b++)
-        snprintf(any_bias + strlen(any_bias), sizeof any_bias - strlen(any_bias), "%s%s", b ? "|" : "", biases[b]);
+    // Every bias name (at most 127 bytes each) and a '|' between two: at most
+    // MAX_NAMES x 128 bytes with the NUL.
+    char path[4096], kase[160], any_bias[MAX_NAMES * sizeof biases[0]];
+    size_t used = 0;
+    for (int b = 0; b < n; b++) {
+        const size_t len = strnlen(biases[b], sizeof biases[0] - 1);
+        if (b) any_bias[used++] = '|';
+        memcpy(any_bias + used, biases[b], len);
+        used += len;
+    }
+    any_bias[used] = '\0';
     hid_t f = begin(ch, "qkv_bias_without_biases", path, sizeof path);
     put_int_attr(f, "qkv_bias", 1);
     end(f, "qkv_bias_without_biases", ch, path, any_bias, "prefix");
