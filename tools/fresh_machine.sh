@@ -34,6 +34,9 @@
 #
 # Needs root, debootstrap, git and a network. Takes tens of minutes: the
 # downloads and installs (PyTorch, Chromium, node) and the first build.
+# The whole script is one { } block, read before any of it runs: an edit to
+# this file while it runs does not change what runs.
+{
 set -uo pipefail
 set -m  # each step in its own process group, stopped as one
 me=tools/fresh_machine.sh
@@ -47,7 +50,7 @@ die() {
     exit 1
 }
 
-keep=0 cache= mirror=${LITATTN_MIRROR:-} security=${LITATTN_SECURITY_MIRROR:-} logdir= parent=${TMPDIR:-/var/tmp}
+keep=0 cache='' logdir='' mirror=${LITATTN_MIRROR:-} security=${LITATTN_SECURITY_MIRROR:-} parent=${TMPDIR:-/var/tmp}
 while [ $# -gt 0 ]; do
     case $1 in
     --keep) keep=1 ;;
@@ -150,7 +153,7 @@ cleanup() {
     done
     left=$(mounts_under_root)
     if [ -n "$left" ]; then
-        echo "$me: still mounted, $root left in place:" $left >&2
+        echo "$me: still mounted, $root left in place: ${left//$'\n'/ }" >&2
         status=1
     elif [ "$keep" = 1 ]; then
         say "the root is kept: $root"
@@ -209,7 +212,8 @@ git -C "$root/root/litattn" checkout -q --detach "$sha" || die "git checkout $sh
 
 # The mounts, each bind made private so that nothing below it reaches the host.
 bind() {
-    mount --bind "$1" "$2" && mount --make-private "$2" || die "cannot bind $1 on $2"
+    mount --bind "$1" "$2" || die "cannot bind $1 on $2"
+    mount --make-private "$2" || die "cannot make $2 private"
 }
 mount -t proc proc "$root/proc" || die "cannot mount proc on $root/proc"
 mount -t sysfs sysfs "$root/sys" || die "cannot mount sysfs on $root/sys"
@@ -252,3 +256,4 @@ elif [ "$status" = 0 ]; then
 fi
 say "times: debootstrap $debootstrap_secs s; ${commands[0]} ${secs[0]} s${secs[1]:+; ${commands[1]} ${secs[1]} s}"
 exit "$status"
+}
