@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --mirror) [ $# -ge 2 ] || usage; mirror=$2; shift ;;
     --log) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
     --dir) [ $# -ge 2 ] || usage; parent=$2; shift ;;
-    -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^# The whole script/{/^# The whole/q;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "$me: unknown argument '$1'" >&2; usage ;;
     esac
     shift
