@@ -21,7 +21,8 @@
 #   --cache DIR   keep the downloaded .debs in DIR (DIR/debootstrap for
 #                 debootstrap --cache-dir, DIR/archives bind-mounted on the
 #                 root's /var/cache/apt/archives), reused by the next run;
-#                 apt and debootstrap check each one against the signed index
+#                 apt and debootstrap check each one against the signed index;
+#                 one run at a time uses a DIR (a second one stops at once)
 #   --mirror URL  the Debian mirror (default: $LITATTN_MIRROR, else the first
 #                 bookworm source of /etc/apt/sources.list{,.d/*}, else
 #                 http://deb.debian.org/debian); the security archive likewise
@@ -65,7 +66,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, mount, chroot)"
-for tool in debootstrap git chroot mount umount; do
+for tool in debootstrap git chroot mount umount flock; do
     command -v "$tool" >/dev/null 2>&1 || die "needs $tool on PATH (apt-get install debootstrap git)"
 done
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel 2>/dev/null) || die "$(dirname "$0")/.. is not a git checkout"
@@ -115,6 +116,8 @@ chmod 755 "$root"
 if [ -n "$cache" ]; then
     mkdir -p "$cache/debootstrap" "$cache/archives/partial" || die "cannot make $cache"
     cache=$(readlink -f "$cache")
+    # One run at a time per cache: two apt-gets cannot share an archive.
+    exec 9>"$cache/lock" && flock -n 9 || die "$cache is in use by another run (its lock file: $cache/lock)"
 fi
 if [ -n "$logdir" ]; then
     mkdir -p "$logdir" || die "cannot make $logdir"
