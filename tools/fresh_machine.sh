@@ -8,7 +8,9 @@
 # apt sources bookworm, bookworm-updates and bookworm-security), clones the
 # repository's committed HEAD into /root/litattn there (uncommitted changes
 # are not tested), mounts /proc, /sys, /dev, /dev/pts and a /dev/shm for it,
-# copies /etc/resolv.conf in, and runs in a chroot, as root from /root, each
+# gives it the host's way to the network (/etc/resolv.conf, the CA
+# certificates in /usr/local/share/ca-certificates, the proxy variables), and
+# runs in a chroot, as root from /root, with no other environment, each
 # command of README.md's "Two commands" block:
 #   cd litattn && COMMAND
 # It prints each step's wall time and the tests' counts (OK, FAIL, SKIP, from
@@ -208,8 +210,16 @@ deb $mirror bookworm main
 deb $mirror bookworm-updates main
 deb $security bookworm-security main
 EOF
+# The host's way to the network: its resolver, and the CA certificates added
+# locally (a network that inspects TLS; the root's ca-certificates package,
+# once installed, trusts them too), and below its proxy variables.
 rm -f "$root/etc/resolv.conf"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" || die "cannot copy /etc/resolv.conf into the root"
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$root/usr/local/share/ca-certificates" &&
+        cp -RL /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/" ||
+        die "cannot copy /usr/local/share/ca-certificates into the root"
+fi
 step clone git clone -q --no-checkout "$repo" "$root/root/litattn" || die "git clone $repo failed"
 git -C "$root/root/litattn" checkout -q --detach "$sha" || die "git checkout $sha in the clone failed"
 
@@ -225,9 +235,13 @@ bind /dev/pts "$root/dev/pts"
 mount -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm" || die "cannot mount a tmpfs on $root/dev/shm"
 [ -n "$cache" ] && bind "$cache/archives" "$root/var/cache/apt/archives"
 
+proxies=()
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+    [ -n "${!v:-}" ] && proxies+=("$v=${!v}")
+done
 in_root() {
     chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
-        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${proxies[@]}" \
         /bin/sh -c "cd && $1"
 }
 status=0 secs=()
