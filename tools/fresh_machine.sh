@@ -111,10 +111,6 @@ host_source() {  # SUITE: the first URI of a deb source for exactly SUITE
 [ -n "$mirror" ] || mirror=$(host_source bookworm) || mirror=http://deb.debian.org/debian
 [ -n "$security" ] || security=$(host_source bookworm-security) || security=http://deb.debian.org/debian-security
 
-mkdir -p "$parent" || die "cannot make $parent"
-root=$(mktemp -d "$(readlink -f "$parent")/litattn-fresh.XXXXXX") || die "cannot make a directory under $parent"
-case $root in *[[:space:]]*) rmdir "$root"; die "$root: a path with spaces is not supported" ;; esac
-chmod 755 "$root"
 if [ -n "$cache" ]; then
     mkdir -p "$cache/debootstrap" "$cache/archives/partial" || die "cannot make $cache"
     cache=$(readlink -f "$cache")
@@ -125,6 +121,11 @@ if [ -n "$logdir" ]; then
     mkdir -p "$logdir" || die "cannot make $logdir"
     logdir=$(readlink -f "$logdir")
 fi
+
+mkdir -p "$parent" || die "cannot make $parent"
+root=$(mktemp -d "$(readlink -f "$parent")/litattn-fresh.XXXXXX") || die "cannot make a directory under $parent"
+case $root in *[[:space:]]*) rmdir "$root"; die "$root: a path with spaces is not supported" ;; esac
+chmod 755 "$root"
 
 # --- cleanup: whatever runs in the root, then every mount under it, then it.
 step_pid=
