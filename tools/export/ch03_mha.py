@@ -59,11 +59,13 @@ _encoded = {}
 
 
 def node_inputs():
-    """The files this chapter's export reads besides Python's: for the depfile."""
+    """The files this chapter's export reads besides Python's: for the depfile.
+    Without js-tiktoken, tools/text itself: `npm ci` making node_modules there
+    changes it, so that the next build exports this chapter's files again."""
     node = shutil.which("node") or shutil.which("nodejs")
+    pkg = os.path.join(TEXT_DIR, "node_modules", "js-tiktoken", "package.json")
     return [BOOK_TEXT, os.path.join(TEXT_DIR, "encode_ids.mjs"), os.path.join(TEXT_DIR, "package.json"),
-            os.path.join(TEXT_DIR, "package-lock.json"),
-            os.path.join(TEXT_DIR, "node_modules", "js-tiktoken", "package.json")] + \
+            os.path.join(TEXT_DIR, "package-lock.json"), pkg if os.path.exists(pkg) else TEXT_DIR] + \
         ([os.path.realpath(node)] if node else [])
 
 
