@@ -25,10 +25,15 @@
 //   - \s: JavaScript's \s has U+FEFF and lacks U+0085; tiktoken's Rust regex
 //     means Unicode White_Space. Texts with either code point are encoded by
 //     js-tiktoken with the pattern's \s spelled out as White_Space (wsEnc).
-//   - Unicode versions: node's ICU knows letters and digits that Unicode
-//     15.0 (our tables, Debian 12's unicode-data) has not assigned yet.
-//     Random texts never draw a code point that is unassigned in
-//     /usr/share/unicode/UnicodeData.txt but a letter or number to node.
+//   - Unicode versions: node's ICU may know letters and digits that Unicode
+//     15.0 (our tables, Debian 12's unicode-data) has not assigned yet, and
+//     which those are depends on node's version (Debian 12's node 18 has
+//     Unicode 15.0; newer nodes have later versions). So that every node
+//     writes the same file, texts draw only code points that UnicodeData.txt
+//     assigns, and, of the unassigned, the ones every Unicode version leaves
+//     unassigned (the noncharacters, planes 4 to 13). The generator stops,
+//     naming the code point, where node's letter or number class of an
+//     assigned one differs from UnicodeData.txt's.
 // Everything is drawn from a fixed seed: the file is the same on every run.
 import fs from "node:fs";
 import path from "node:path";
@@ -66,9 +71,11 @@ const assigned = new Uint8Array(0x110000);
     assigned[cp] = 1;
   }
 }
-const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
-const usable = (cp) => !(cp >= 0xd800 && cp <= 0xdfff)
-  && (assigned[cp] === 1 || !LETTER_OR_NUMBER.test(String.fromCodePoint(cp)));
+// Unassigned in every Unicode version: the noncharacters (U+FDD0..U+FDEF and
+// the last two of every plane) and planes 4 to 13, which no version allots.
+const alwaysUnassigned = (cp) => (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe
+  || (cp >= 0x40000 && cp <= 0xdffff);
+const usable = (cp) => !(cp >= 0xd800 && cp <= 0xdfff) && (assigned[cp] === 1 || alwaysUnassigned(cp));
 
 // mulberry32: a small seeded generator, uniform in [0, 1).
 function rng(seed) {
@@ -227,9 +234,8 @@ for (let i = 0; i < 60; i++) {
 // and mixes code points drawn from that
 // category and block with ASCII words, contractions, digits, punctuation
 // and spaces; CATEGORY_TEXTS texts per category and block, in mode "text".
-// Surrogates (Cs) cannot be written in UTF-8; code points whose letter or
-// number class differs between node's Unicode and UnicodeData.txt are left
-// out (their reference would be node's, not Unicode 15.0's).
+// Surrogates (Cs) cannot be written in UTF-8; the unassigned (Cn) are those
+// no Unicode version assigns (usable, above).
 const CATEGORY_TEXTS = 6;
 const BLOCKS = [];
 for (const line of fs.readFileSync(path.join(path.dirname(UCD), "Blocks.txt"), "utf8").split("\n")) {
@@ -258,7 +264,13 @@ BLOCKS.forEach(([lo, hi], i) => blockOf.fill(i, lo, hi + 1));
 const groups = new Map();  // "category block" -> code points
 for (let cp = 0; cp < 0x110000; cp++) {
   const cat = category[cp];
-  if (cat === "Cs" || (cp >= 0xd800 && cp <= 0xdfff) || !usable(cp) || !sameClass(cp)) continue;
+  if (cat === "Cs" || (cp >= 0xd800 && cp <= 0xdfff) || !usable(cp)) continue;
+  if (!sameClass(cp)) {
+    console.error(`tokenizer_cases.mjs: U+${cp.toString(16).toUpperCase().padStart(4, "0")}: expected node's letter and ` +
+      `number classes to be UnicodeData.txt's (${cat}), found otherwise (node ${process.version}, ` +
+      `Unicode ${process.versions.unicode}): the reference would be node's Unicode, not the tables'`);
+    process.exit(1);
+  }
   const key = `${cat} ${blockOf[cp] < 0 ? "No_Block" : BLOCKS[blockOf[cp]][2]}`;
   if (!groups.has(key)) groups.set(key, []);
   groups.get(key).push(cp);
