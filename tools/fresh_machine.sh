@@ -2,7 +2,7 @@
 # The README's two commands on a fresh Debian 12, as a reader who has just
 # cloned the repository would run them.
 #
-#   tools/fresh_machine.sh [--keep] [--cache DIR] [--mirror URL] [--log DIR] [--dir DIR]
+#   tools/fresh_machine.sh [--keep] [--cache DIR] [--debs DIR] [--tmpfs SIZE] [--mirror URL] [--log DIR] [--dir DIR]
 #
 # Makes a Debian 12 root (`debootstrap --variant=minbase bookworm`, the
 # apt sources bookworm, bookworm-updates and bookworm-security), clones the
@@ -25,6 +25,13 @@
 #                 root's /var/cache/apt/archives), reused by the next run;
 #                 apt and debootstrap check each one against the signed index;
 #                 one run at a time uses a DIR (a second one stops at once)
+#   --debs DIR    offer the .debs in DIR (e.g. the host's /var/cache/apt/archives,
+#                 after tools/setup.sh) to the root's apt: copied into its
+#                 /var/cache/apt/archives before the first command; apt takes
+#                 one only where the signed index names its exact version and
+#                 checksum, and downloads the rest
+#   --tmpfs SIZE  make the root on a tmpfs of at most SIZE (e.g. 12G): dpkg
+#                 and the build write to memory, and the cleanup is an unmount
 #   --mirror URL  the Debian mirror (default: $LITATTN_MIRROR, else the first
 #                 bookworm source of /etc/apt/sources.list{,.d/*}, else
 #                 http://deb.debian.org/debian); the security archive likewise
@@ -53,13 +60,15 @@ die() {
     exit 1
 }
 
-keep=0 cache='' logdir='' mirror=${LITATTN_MIRROR:-} security=${LITATTN_SECURITY_MIRROR:-} parent=${TMPDIR:-/var/tmp}
+keep=0 cache='' debs='' tmpfs='' logdir='' mirror=${LITATTN_MIRROR:-} security=${LITATTN_SECURITY_MIRROR:-} parent=${TMPDIR:-/var/tmp}
 while [ $# -gt 0 ]; do
     case $1 in
     --keep) keep=1 ;;
     --cache) [ $# -ge 2 ] || usage; cache=$2; shift ;;
     --mirror) [ $# -ge 2 ] || usage; mirror=$2; shift ;;
     --log) [ $# -ge 2 ] || usage; logdir=$2; shift ;;
+    --debs) [ $# -ge 2 ] || usage; debs=$2; shift ;;
+    --tmpfs) [ $# -ge 2 ] || usage; tmpfs=$2; shift ;;
     --dir) [ $# -ge 2 ] || usage; parent=$2; shift ;;
     -h | --help) sed -n '2,/^# The whole script/{/^# The whole/q;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "$me: unknown argument '$1'" >&2; usage ;;
@@ -164,6 +173,9 @@ cleanup() {
     elif [ "$keep" = 1 ]; then
         say "the root is kept: $root"
     else
+        if awk -v r="$root" '$2 == r { found = 1 } END { exit !found }' /proc/self/mounts; then
+            umount "$root" 2>/dev/null || umount -l "$root" || { echo "$me: cannot unmount $root" >&2; status=1; }
+        fi
         rm -rf --one-file-system "$root" || { echo "$me: cannot remove $root" >&2; status=1; }
     fi
     exit "$status"
@@ -198,6 +210,9 @@ step() {
     return "$status"
 }
 
+if [ -n "$tmpfs" ]; then
+    mount -t tmpfs -o "size=$tmpfs,mode=755" litattn-fresh "$root" || die "cannot mount a tmpfs of $tmpfs on $root"
+fi
 say "HEAD ${sha:0:7} of $repo; a Debian 12 root in $root, from $mirror"
 args=(--variant=minbase)
 [ -n "$cache" ] && args+=("--cache-dir=$cache/debootstrap")
@@ -235,6 +250,12 @@ bind /dev "$root/dev"
 bind /dev/pts "$root/dev/pts"
 mount -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm" || die "cannot mount a tmpfs on $root/dev/shm"
 [ -n "$cache" ] && bind "$cache/archives" "$root/var/cache/apt/archives"
+if [ -n "$debs" ]; then
+    n=$(find "$debs" -maxdepth 1 -name '*.deb' | wc -l)
+    find "$debs" -maxdepth 1 -name '*.deb' -exec cp -t "$root/var/cache/apt/archives/" {} + ||
+        die "cannot copy the .debs of $debs into the root"
+    say "$n .debs of $debs offered to the root's apt (each checked against the signed index)"
+fi
 
 proxies=()
 for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
