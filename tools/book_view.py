@@ -209,6 +209,10 @@ def build(args, digest):
 
     owners = owner_rows(table, pages, book_cells)
     coverage = coverage_rows(notebooks, owners, table)
+    cells_html = add_counterparts(coverage, notebooks, book_cells, table, args, figures)
+    bonus_file = pages[view_bench.CHAPTER][0].file
+    write(args.out, bonus_file, open(os.path.join(args.out, bonus_file), encoding="utf-8").read().replace(
+        '<nav class="prevnext"', cells_html + '<nav class="prevnext"', 1))
     markers = marker_checks(table, blocks, book_cells)
     write(args.out, "index.html", index_page(table, pages, coverage, markers))
     write(args.out, "style.css", vh.CSS + vh.HtmlFormatter(style="default").get_style_defs(".hl"))
@@ -277,6 +281,35 @@ def coverage_rows(notebooks, owners, table):
     return rows
 
 
+def add_counterparts(coverage, notebooks, book_cells, table, args, figures):
+    """Gives each coverage row no chapter computes its counterpart or its
+    reason (view_counterparts.py): sets its verdict, "counterpart" (one
+    line) and "at" (where the page shows it); returns the bonus page's
+    section of those cells."""
+    import view_bench
+    import view_counterparts as vc
+    report = view_bench.load(args.build)
+    first = {}
+    for ch in table:
+        for label in ch.labels:
+            if label in book_cells:
+                first.setdefault(book_cells[label].notebook, f"{ch.program}.{ch.book_variant}.h5")
+    bonus_page = vm.page_file(view_bench.CHAPTER, "", "")
+    rows = []
+    for c in coverage:
+        if c["verdict"] != vm.NOT_IN_LITATTN or c["chapter"]:
+            continue
+        cell = book_cells[c["label"]]
+        d = vc.describe(cell, report, args.fixtures, REPO_ROOT, first)
+        if d is None:
+            continue  # stays "not in litattn", with no reason: view_check.py fails on it
+        c["verdict"], c["counterpart"] = d["verdict"], d["text"]
+        if cell.notebook == vc.BONUS:
+            c["at"] = f"{bonus_page}#{vc.anchor(cell.label)}"
+            rows.append((cell, d))
+    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt)
+
+
 def marker_checks(table, blocks, book_cells):
     """Each marker of an official cell (setup markers included): its code
     text against the notebook cell's first line."""
@@ -309,6 +342,9 @@ def index_page(table, pages, coverage, markers):
     for c in coverage:
         where = (f'<a href="{esc(c["page"])}"><code>{esc(c["chapter"])}.c:{c["line"]}</code></a>' if c["line"]
                  else f'<code>{esc(c["chapter"])}</code>' if c["chapter"] else "—")
+        if c.get("counterpart"):
+            where = (f'<a href="{esc(c["at"])}">{esc(c["counterpart"])}</a>' if c.get("at")
+                     else esc(c["counterpart"]))
         ulp = "" if c["worst_ulp"] is None else f'{c["worst_ulp"]} ulp ({c["tensors"]} tensor{"s" * (c["tensors"] > 1)})'
         cov.append(f'<tr><td>{esc(c["notebook"])}</td><th scope="row" class="prompt">{esc(c["prompt"])}</th>'
                    f'<td class="code"><code>{esc(c["first_line"])}</code></td><td>{where}</td>'
