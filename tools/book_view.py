@@ -218,7 +218,7 @@ def build(args, digest):
     write(args.out, "style.css", vh.CSS + vh.HtmlFormatter(style="default").get_style_defs(".hl"))
 
     import view_notebook  # nbformat: only needed here
-    view_notebook.write(view_notebook.companion(notebooks, owners), os.path.join(args.out, "ch03_litattn.ipynb"))
+    view_notebook.write(view_notebook.companion(notebooks, owners, {c["label"]: c["counterpart"] for c in coverage if c.get("counterpart")}), os.path.join(args.out, "ch03_litattn.ipynb"))
     made = manifest(table, pages, coverage, markers, figures)
     made["made_from"] = digest
     write(args.out, "view.json", json.dumps(made, indent=1))
@@ -226,7 +226,8 @@ def build(args, digest):
     print(f"book_view: wrote {args.out}/index.html, {sum(len(v) for v in pages.values())} chapter pages, "
           f"{len(figures)} figures, ch03_litattn.ipynb in {total:.1f} s "
           f"(runs {t_runs:.1f} s, figures {t_figs:.1f} s)")
-    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)]
+    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
+           or c["verdict"] == vm.NOT_IN_LITATTN and not c.get("counterpart")]
     for c in bad:
         print(f"book_view: {c['notebook']} {c['label']}: {c['verdict']}")
     return 0
@@ -375,7 +376,8 @@ def index_page(table, pages, coverage, markers):
         'the right, and a verdict: <em>identical</em> text, <em>differs</em> (the differing characters marked), or '
         '<em>no printed output</em>. For the tensors a cell computes it gives the worst distance, in units in the '
         'last place, from the tensors PyTorch computed (the fixtures). Heatmaps show the attention scores, weights '
-        'and masks.</p>'
+        'and masks. A cell no chapter prints (the versions, the bonus notebook\'s timings and charts) has its litattn '
+        'counterpart in the table instead, or the reason it has none.</p>'
         '<p>The companion notebook <a href="ch03_litattn.ipynb"><code>ch03_litattn.ipynb</code></a> mirrors '
         '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub.</p>'
         '<h2 id="chapters">Chapters</h2>'

@@ -286,7 +286,7 @@ def section(rows, report, out_dir, cache_dir, figures, prompt):
                    '</figure>')
         recorded = esc((cell.output or "").strip()) if d["kind"] != "chart" else "(a chart: " + esc(ON_GPU) + ")"
         out.append(f'<tr id="{anchor(cell.label)}"><th scope="row" class="prompt">{esc(prompt(cell))}</th>'
-                   f'<td class="code"><code>{esc(cell.first_line)}</code></td><td><pre>{recorded or "—"}</pre></td>'
+                   f'<td class="code"><code>{esc(cell.first_line)}</code></td><td class="code"><code>{recorded or "—"}</code></td>'
                    f'<td>{esc(d["text"])}{fig}</td></tr>')
     intro = ("Cells of the notebook that time, chart or describe its own runs, which no chapter prints, each beside "
              "litattn's counterpart: the figures of <code>meson test -C build --benchmark bonus</code> on this "

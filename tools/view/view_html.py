@@ -204,6 +204,8 @@ def c_side(row, page):
 def prompt(book_cell):
     if str(book_cell.label).startswith("Exercise"):
         return book_cell.label
+    if book_cell.number is None:  # a cell the notebook did not number: its section and place ("§10.2")
+        return book_cell.label.split(" ")[-1]
     return f"In [{book_cell.number}]"
 
 
