@@ -105,9 +105,11 @@ def main(argv):
 def inputs_digest(args):
     """A digest of everything the site is made from: the chapters (source and
     executable), the fixtures, the notebooks, the book suite's blocks and
-    the view's own code. The same digest, the same site."""
+    the view's own code, litattn's version and the benchmark's results
+    (BUILD/bench-bonus.json). The same digest, the same site."""
     h = hashlib.sha256()
-    names = [os.path.join(REPO_ROOT, "chapters", "chapters.txt")]
+    names = [os.path.join(REPO_ROOT, "chapters", "chapters.txt"),
+             os.path.join(REPO_ROOT, "meson.build")]  # litattn's version, beside the notebooks' version cells
     for ch in chapter_table():
         names += [os.path.join(REPO_ROOT, "chapters", ch.program + ".c"), os.path.join(args.build, "chapters", ch.program)]
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
