@@ -200,6 +200,10 @@ def check_counterparts(site, manifest, parsed, build):
     exists, else says how to make them."""
     index = parsed["index.html"].full_text
     bench = os.path.exists(os.path.join(build, "bench-bonus.json"))
+    c_forward = {}
+    if bench:
+        with open(os.path.join(build, "bench-bonus.json"), encoding="utf-8") as f:
+            c_forward = json.load(f).get("c", {}).get("forward", {})
     problems, counted = [], 0
     for c in manifest["coverage"]:
         if c["chapter"]:
@@ -221,6 +225,11 @@ def check_counterparts(site, manifest, parsed, build):
         if timed and bench == ("no benchmark results yet" in text):
             problems.append(f"{c['label']}: {'no figures although' if bench else 'figures without'} "
                             f"{build}/bench-bonus.json")
+        number = re.match(r"## (\d)\)", c["first_line"]) if timed else None
+        if number and bench:  # the C forward of the implementation the cell times (5, 6, 9: the fused one)
+            v = c_forward.get("fused" if number.group(1) in "569" else number.group(1))
+            if v and f"C {v * 1e3:.1f} ms" not in text:
+                problems.append(f"{c['label']}: the C forward of {number.group(1)}) ({v * 1e3:.1f} ms) is not in it")
         if timed and not bench and "meson test -C build --benchmark bonus" not in text:
             problems.append(f"{c['label']}: does not say how to run the benchmark")
     check(not problems, f"each of the {counted} cells no chapter computes has its counterpart or a reason",
