@@ -182,7 +182,7 @@ def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
                     f"benchmark results yet: {HOW}; {book}", "number": number}
         size = report.get("size", [8, 1024, 768])
         c, t, why = _times(report, "forward", number)
-        ours = (f"forward of {number}) at ({size[0]}, {size[1]}, {size[2]}), one thread, here: C "
+        ours = (f"forward of {number}) at ({size[0]}, {size[1]}, {size[2]}), one thread, by --benchmark bonus: C "
                 f"{_ms(c) or 'n/a'}" + (" (the exact fused attention)" if IMPL_KEYS[number] == "fused" else "")
                 + f", torch 1.13 {_ms(t) or 'n/a (' + why + ')'}")
         return {"kind": kind, "verdict": COUNTERPART, "text": f"{ours}; {book}", "number": number}
@@ -193,7 +193,7 @@ def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
             return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
                     "text": f"the {what} chart{extra}: no benchmark results yet: {HOW}"}
         return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
-                "text": f"the {what} chart{extra}, C beside torch 1.13, one thread, as measured here; the "
+                "text": f"the {what} chart{extra}, C beside torch 1.13, one thread, as --benchmark bonus measured them; the "
                         f"notebook's chart: {ON_GPU}"}
     return None
 
@@ -289,8 +289,8 @@ def section(rows, report, out_dir, cache_dir, figures, prompt):
                    f'<td class="code"><code>{esc(cell.first_line)}</code></td><td class="code"><code>{recorded or "—"}</code></td>'
                    f'<td>{esc(d["text"])}{fig}</td></tr>')
     intro = ("Cells of the notebook that time, chart or describe its own runs, which no chapter prints, each beside "
-             "litattn's counterpart: the figures of <code>meson test -C build --benchmark bonus</code> on this "
-             "machine (C, and torch 1.13 on the CPU), the notebook's recorded figure and where it was recorded.")
+             "litattn's counterpart: the figures of <code>meson test -C build --benchmark bonus</code> on the "
+             "reader's own machine (C, and torch 1.13 on the CPU), the notebook's recorded figure and where it was recorded.")
     if report is None:
         intro += f" No benchmark results yet: {esc(HOW)}."
     return ('<section class="loose" id="counterparts"><h2>Sections 10 and 11, cell by cell</h2>'
