@@ -140,15 +140,28 @@ def _ms(v):
     return f"{v * 1e3:.1f} ms" if v else None
 
 
+def torch_side(report):
+    """(key, name) of the torch run the view shows: OpenBLAS when it ran
+    (bench_bonus.py's fastest), else the reference BLAS (one run each, no
+    forward + backward)."""
+    torch = report.get("torch", {})
+    if torch.get("openblas"):
+        return "openblas", "torch 1.13 + OpenBLAS"
+    if torch.get("reference"):
+        return "reference", "torch 1.13 + reference BLAS"
+    return "openblas", "torch 1.13"
+
+
 def _times(report, kind, number):
     """(C seconds or None, torch seconds or None, why torch has none) of implementation `number`."""
     key = IMPL_KEYS[number]
     c = report.get("c", {}).get(kind, {})
     ck = "2" if kind == "forward_backward" and key == "fused" else key
-    ob = report.get("torch", {}).get("openblas", {}).get(kind, {})
+    side, name = torch_side(report)
+    t = report.get("torch", {}).get(side, {}).get(kind, {})
     if number in TORCH_NONE:
         return c.get(ck), None, TORCH_NONE[number]
-    return c.get(ck), ob.get(key), None if ob.get(key) else "torch + OpenBLAS did not run"
+    return c.get(ck), t.get(key), None if t.get(key) else f"{name} not measured"
 
 
 def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
@@ -184,7 +197,7 @@ def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
         c, t, why = _times(report, "forward", number)
         ours = (f"forward of {number}) at ({size[0]}, {size[1]}, {size[2]}), one thread, by --benchmark bonus: C "
                 f"{_ms(c) or 'n/a'}" + (" (the exact fused attention)" if IMPL_KEYS[number] == "fused" else "")
-                + f", torch 1.13 {_ms(t) or 'n/a (' + why + ')'}")
+                + f", {torch_side(report)[1]} {_ms(t) or 'n/a (' + why + ')'}")
         return {"kind": kind, "verdict": COUNTERPART, "text": f"{ours}; {book}", "number": number}
     if kind == "chart":
         what = "forward" if arg == "forward" else "forward + backward"
@@ -203,7 +216,7 @@ def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
 def _chart(report, kind):
     plt = vf.pyplot()
     rows = []
-    runs = report.get("torch", {}).get("openblas", {}).get("forward_runs", {}) if kind == "forward" else {}
+    runs = report.get("torch", {}).get(torch_side(report)[0], {}).get("forward_runs", {}) if kind == "forward" else {}
     for name, number in CHART_FUNCTIONS:
         c, t, _ = _times(report, kind, number)
         tr = runs.get(IMPL_KEYS[number]) if number not in TORCH_NONE else None
@@ -214,7 +227,7 @@ def _chart(report, kind):
     values = [v for _, c, t, _ in rows for v in (c, t) if v]
     upper = (max(values) if values else 1.0) * 1.4  # the notebook's 40 % margin
     for off, idx, colour, label in ((-w / 2, 1, view_bench.C_COLOUR, "C (litattn)"),
-                                    (w / 2, 2, view_bench.TORCH_COLOUR, "torch 1.13 + OpenBLAS")):
+                                    (w / 2, 2, view_bench.TORCH_COLOUR, torch_side(report)[1])):
         xs = [i + off for i, r in enumerate(rows) if r[idx]]
         hs = [r[idx] for r in rows if r[idx]]
         errs = [r[3] if idx == 2 else 0.0 for r in rows if r[idx]]
