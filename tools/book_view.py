@@ -105,9 +105,11 @@ def main(argv):
 def inputs_digest(args):
     """A digest of everything the site is made from: the chapters (source and
     executable), the fixtures, the notebooks, the book suite's blocks and
-    the view's own code. The same digest, the same site."""
+    the view's own code, litattn's version and the benchmark's results
+    (BUILD/bench-bonus.json). The same digest, the same site."""
     h = hashlib.sha256()
-    names = [os.path.join(REPO_ROOT, "chapters", "chapters.txt")]
+    names = [os.path.join(REPO_ROOT, "chapters", "chapters.txt"),
+             os.path.join(REPO_ROOT, "meson.build")]  # litattn's version, beside the notebooks' version cells
     for ch in chapter_table():
         names += [os.path.join(REPO_ROOT, "chapters", ch.program + ".c"), os.path.join(args.build, "chapters", ch.program)]
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
@@ -209,12 +211,16 @@ def build(args, digest):
 
     owners = owner_rows(table, pages, book_cells)
     coverage = coverage_rows(notebooks, owners, table)
+    cells_html = add_counterparts(coverage, notebooks, book_cells, table, args, figures)
+    bonus_file = pages[view_bench.CHAPTER][0].file
+    write(args.out, bonus_file, open(os.path.join(args.out, bonus_file), encoding="utf-8").read().replace(
+        '<nav class="prevnext"', cells_html + '<nav class="prevnext"', 1))
     markers = marker_checks(table, blocks, book_cells)
     write(args.out, "index.html", index_page(table, pages, coverage, markers))
     write(args.out, "style.css", vh.CSS + vh.HtmlFormatter(style="default").get_style_defs(".hl"))
 
     import view_notebook  # nbformat: only needed here
-    view_notebook.write(view_notebook.companion(notebooks, owners), os.path.join(args.out, "ch03_litattn.ipynb"))
+    view_notebook.write(view_notebook.companion(notebooks, owners, {c["label"]: c["counterpart"] for c in coverage if c.get("counterpart")}), os.path.join(args.out, "ch03_litattn.ipynb"))
     made = manifest(table, pages, coverage, markers, figures)
     made["made_from"] = digest
     write(args.out, "view.json", json.dumps(made, indent=1))
@@ -222,7 +228,8 @@ def build(args, digest):
     print(f"book_view: wrote {args.out}/index.html, {sum(len(v) for v in pages.values())} chapter pages, "
           f"{len(figures)} figures, ch03_litattn.ipynb in {total:.1f} s "
           f"(runs {t_runs:.1f} s, figures {t_figs:.1f} s)")
-    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)]
+    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
+           or c["verdict"] == vm.NOT_IN_LITATTN and not c.get("counterpart")]
     for c in bad:
         print(f"book_view: {c['notebook']} {c['label']}: {c['verdict']}")
     return 0
@@ -277,6 +284,35 @@ def coverage_rows(notebooks, owners, table):
     return rows
 
 
+def add_counterparts(coverage, notebooks, book_cells, table, args, figures):
+    """Gives each coverage row no chapter computes its counterpart or its
+    reason (view_counterparts.py): sets its verdict, "counterpart" (one
+    line) and "at" (where the page shows it); returns the bonus page's
+    section of those cells."""
+    import view_bench
+    import view_counterparts as vc
+    report = view_bench.load(args.build)
+    first = {}
+    for ch in table:
+        for label in ch.labels:
+            if label in book_cells:
+                first.setdefault(book_cells[label].notebook, f"{ch.program}.{ch.book_variant}.h5")
+    bonus_page = vm.page_file(view_bench.CHAPTER, "", "")
+    rows = []
+    for c in coverage:
+        if c["verdict"] != vm.NOT_IN_LITATTN or c["chapter"]:
+            continue
+        cell = book_cells[c["label"]]
+        d = vc.describe(cell, report, args.fixtures, REPO_ROOT, first)
+        if d is None:
+            continue  # stays "not in litattn", with no reason: view_check.py fails on it
+        c["verdict"], c["counterpart"] = d["verdict"], d["text"]
+        if cell.notebook == vc.BONUS:
+            c["at"] = f"{bonus_page}#{vc.anchor(cell.label)}"
+            rows.append((cell, d))
+    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt)
+
+
 def marker_checks(table, blocks, book_cells):
     """Each marker of an official cell (setup markers included): its code
     text against the notebook cell's first line."""
@@ -309,6 +345,9 @@ def index_page(table, pages, coverage, markers):
     for c in coverage:
         where = (f'<a href="{esc(c["page"])}"><code>{esc(c["chapter"])}.c:{c["line"]}</code></a>' if c["line"]
                  else f'<code>{esc(c["chapter"])}</code>' if c["chapter"] else "—")
+        if c.get("counterpart"):
+            where = (f'<a href="{esc(c["at"])}">{esc(c["counterpart"])}</a>' if c.get("at")
+                     else esc(c["counterpart"]))
         ulp = "" if c["worst_ulp"] is None else f'{c["worst_ulp"]} ulp ({c["tensors"]} tensor{"s" * (c["tensors"] > 1)})'
         cov.append(f'<tr><td>{esc(c["notebook"])}</td><th scope="row" class="prompt">{esc(c["prompt"])}</th>'
                    f'<td class="code"><code>{esc(c["first_line"])}</code></td><td>{where}</td>'
@@ -339,7 +378,8 @@ def index_page(table, pages, coverage, markers):
         'the right, and a verdict: <em>identical</em> text, <em>differs</em> (the differing characters marked), or '
         '<em>no printed output</em>. For the tensors a cell computes it gives the worst distance, in units in the '
         'last place, from the tensors PyTorch computed (the fixtures). Heatmaps show the attention scores, weights '
-        'and masks.</p>'
+        'and masks. A cell no chapter prints (the versions, the bonus notebook\'s timings and charts) has its litattn '
+        'counterpart in the table instead, or the reason it has none.</p>'
         '<p>The companion notebook <a href="ch03_litattn.ipynb"><code>ch03_litattn.ipynb</code></a> mirrors '
         '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub.</p>'
         '<h2 id="chapters">Chapters</h2>'

@@ -13,6 +13,8 @@ BUILD/book-view), independently of how book_view.py built it where it can:
   - every verdict is the `book` suite's: tests/book_check runs on the very
     output the view showed (`-- cat output/<chapter>.<variant>.txt`), and
     its ok/FAIL per block must match the view's identical/not, found/not;
+  - every cell no chapter computes has a counterpart on the index (and on
+    the bonus chapter's page), or a reason "not in litattn: because ...";
   - every marker line the chapters print carries the notebook cell's own
     first line;
   - every image is a valid SVG file (XML whose root is <svg> with a size),
@@ -190,6 +192,50 @@ def check_official_cells(site, manifest, pages, parsed, book_dir):
     check(not unplaced, "each cell a chapter computes names its chapter and line", ", ".join(unplaced))
 
 
+def check_counterparts(site, manifest, parsed, build):
+    """No unexplained "not in litattn" row: each cell no chapter computes
+    has on the index a counterpart (the bonus notebook's, also a row of its
+    chapter's page), or a reason "not in litattn: because ..."; a timing or
+    chart cell shows the benchmark's figures when BUILD/bench-bonus.json
+    exists, else says how to make them."""
+    index = parsed["index.html"].full_text
+    bench = os.path.exists(os.path.join(build, "bench-bonus.json"))
+    c_forward = {}
+    if bench:
+        with open(os.path.join(build, "bench-bonus.json"), encoding="utf-8") as f:
+            c_forward = json.load(f).get("c", {}).get("forward", {})
+    problems, counted = [], 0
+    for c in manifest["coverage"]:
+        if c["chapter"]:
+            continue
+        counted += 1
+        text = c.get("counterpart") or ""
+        if c["verdict"] == "not in litattn":
+            if not text.startswith("not in litattn: because "):
+                problems.append(f"{c['label']}: not in litattn, and no reason")
+        elif c["verdict"] != "litattn counterpart" or not text:
+            problems.append(f"{c['label']}: verdict {c['verdict']!r} without a chapter or a counterpart")
+        if text and text not in index:
+            problems.append(f"{c['label']}: its counterpart is not on the index")
+        if c.get("at"):
+            file, _, frag = c["at"].partition("#")
+            if file not in parsed or frag not in parsed[file].ids:
+                problems.append(f"{c['label']}: {c['at']} is not on its page")
+        timed = c["label"].startswith("mha-implementations") and re.match(r"## \d\)|execution_stats = ", c["first_line"])
+        if timed and bench == ("no benchmark results yet" in text):
+            problems.append(f"{c['label']}: {'no figures although' if bench else 'figures without'} "
+                            f"{build}/bench-bonus.json")
+        number = re.match(r"## (\d)\)", c["first_line"]) if timed else None
+        if number and bench:  # the C forward of the implementation the cell times (5, 6, 9: the fused one)
+            v = c_forward.get("fused" if number.group(1) in "569" else number.group(1))
+            if v and f"C {v * 1e3:.1f} ms" not in text:
+                problems.append(f"{c['label']}: the C forward of {number.group(1)}) ({v * 1e3:.1f} ms) is not in it")
+        if timed and not bench and "meson test -C build --benchmark bonus" not in text:
+            problems.append(f"{c['label']}: does not say how to run the benchmark")
+    check(not problems, f"each of the {counted} cells no chapter computes has its counterpart or a reason",
+          "; ".join(problems[:5]))
+
+
 def book_check_lines(book_check, blocks, output):
     """{(source, cell): ok} from tests/book_check run on a saved output."""
     p = subprocess.run([book_check, blocks, "--", "/bin/cat", output], capture_output=True, text=True, timeout=60)
@@ -307,6 +353,7 @@ def main(argv):
     pages, parsed = check_pages(site, manifest, table)
     check_links_and_images(site, parsed, manifest)
     check_official_cells(site, manifest, pages, parsed, a.book)
+    check_counterparts(site, manifest, parsed, a.build)
     check_verdicts(site, manifest, a.build)
     check_markers(site, manifest, a.book)
     check_notebook(site, a.book)

@@ -19,7 +19,7 @@ import view_model as vm
 
 BADGE = {
     vm.IDENTICAL: ("ok", "✓"), vm.DIFFERS: ("bad", "✗"), vm.NO_OUTPUT: ("quiet", "–"),
-    vm.NOT_IN_LITATTN: ("warn", "!"), vm.LITATTN_ONLY: ("info", "+"), vm.NOT_RUN: ("bad", "✗"),
+    vm.NOT_IN_LITATTN: ("warn", "!"), vm.COUNTERPART: ("info", "≈"), vm.LITATTN_ONLY: ("info", "+"), vm.NOT_RUN: ("bad", "✗"),
     vm.NO_MARKER: ("bad", "✗"), vm.OTHER_VARIANT: ("quiet", "↗"), vm.SETUP: ("quiet", "↺"),
     "transcript blocks found": ("ok", "✓"), "transcript block not found": ("bad", "✗"),
     "not compared": ("quiet", "–"), "": ("quiet", "–"),
@@ -204,6 +204,8 @@ def c_side(row, page):
 def prompt(book_cell):
     if str(book_cell.label).startswith("Exercise"):
         return book_cell.label
+    if book_cell.number is None:  # a cell the notebook did not number: its section and place ("§10.2")
+        return book_cell.label.split(" ")[-1]
     return f"In [{book_cell.number}]"
 
 

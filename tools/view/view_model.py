@@ -27,6 +27,7 @@ NOT_RUN = "not run"
 NO_MARKER = "no marker in the output"
 OTHER_VARIANT = "compared on another variant"
 SETUP = "setup"
+COUNTERPART = "litattn counterpart"  # a cell no chapter prints, with its counterpart (view_counterparts.py)
 NOT_COMPARED = "not compared"  # a block no chapter prints (extract_book_blocks.NOT_PRINTED: a run's own)
 
 

@@ -14,22 +14,27 @@ import nbformat
 from nbformat import v4
 
 
-def note_cell(cell, page, row, chapter):
+def note_cell(cell, page, row, chapter, counterpart=None):
     if row is None or row.block is None:
+        if counterpart and not chapter:  # view_counterparts.py: a counterpart, or why there is none
+            return (f"**{cell.label}**: no chapter prints it. " +
+                    (counterpart[0].upper() + counterpart[1:] if counterpart.startswith("not in litattn")
+                     else "litattn's counterpart: " + counterpart) + ".")
         return (f"**{cell.label}**: not in litattn. " +
                 ("The chapter table gives it to `" + chapter.program + "`, whose C has no block for it."
-                 if chapter else "No chapter computes it (it prints the versions of the book's packages)."))
+                 if chapter else "No chapter computes it."))
     where = f"`chapters/{chapter.program}.c`, line {row.block.line}"
     link = f"[{page.file}#{row.anchor}]({page.file}#{row.anchor})"
     return f"**{cell.label}** · {where} · variant `{page.variant}` · litattn's output: **{row.verdict}** · {link}"
 
 
-def companion(notebooks, pages_by_label):
+def companion(notebooks, pages_by_label, counterparts=None):
     """The companion notebook (an nbformat NotebookNode).
 
     notebooks: {name: (notebook JSON, [BookCell])}; pages_by_label: {official
     label: (chapter, page, row)} for the variant whose output the book's is
-    compared with."""
+    compared with; counterparts: {label: one line} of the cells no chapter
+    prints (view_counterparts.py)."""
     cells = [v4.new_markdown_cell(
         "# Chapter 3, in C: litattn beside `ch03.ipynb`\n\n"
         "This notebook mirrors the book's `ch03.ipynb` (and then `exercise-solutions.ipynb`) cell by cell. "
@@ -51,7 +56,7 @@ def companion(notebooks, pages_by_label):
             elif book is None:
                 continue
             chapter, page, row = pages_by_label.get(book.label, (None, None, None))
-            cells.append(v4.new_markdown_cell(note_cell(book, page, row, chapter)))
+            cells.append(v4.new_markdown_cell(note_cell(book, page, row, chapter, (counterparts or {}).get(book.label))))
             if row is None or row.block is None:
                 if src["cell_type"] == "code":
                     cells.append(v4.new_markdown_cell("```python\n" + text + "\n```"))

@@ -1,0 +1,312 @@
+"""view_counterparts.py: litattn's counterpart of each official cell no chapter prints.
+
+No chapter prints the cells that time, chart or describe the notebooks' own
+runs: the version cells, and mha-implementations.ipynb's sections 10 and 11
+(each implementation's %timeit, the timing helpers, the bar charts). Each
+has here either a counterpart or a one-line reason:
+
+  - version: what litattn's run uses in place of the notebook's torch and
+    device: litattn's version (meson.build), the CPU, and the attributes
+    torch_version and cpu_capability of the fixture the notebook's first
+    chapter runs on;
+  - timing: the implementation's forward time in C and in torch 1.13 on the
+    reader's own machine, read from BUILD/bench-bonus.json (written by
+    `meson test -C build --benchmark bonus`; without it, one line saying how
+    to make it), beside the notebook's recorded figure and where it was
+    recorded;
+  - chart: the notebook's bar chart (plot_execution_times, In [28]) drawn
+    the same way from that file, C beside torch;
+  - method: a helper cell (the list of functions, the timing loops, the
+    plotting function), whose counterpart is the benchmark's own code;
+  - reason: a cell with no counterpart, and why ("not in litattn: because
+    ...").
+
+The view never runs the benchmark. view_check.py fails on a cell that no
+chapter prints and that has neither a counterpart nor a reason.
+"""
+
+import hashlib
+import html
+import io
+import os
+import re
+import shutil
+
+import numpy as np
+
+import view_bench
+import view_figures as vf
+
+from view_model import COUNTERPART, NOT_IN_LITATTN
+BONUS = "mha-implementations.ipynb"
+IMPL = "mha-implementations"
+with open(__file__, "rb") as _f:
+    STYLE_VERSION = hashlib.sha256(_f.read()).hexdigest()
+
+HOW = ("run meson test -C build --benchmark bonus (it writes build/bench-bonus.json), then ninja -C build "
+       "book-view")
+
+# Where the notebook's recorded figures were measured (its section headings
+# 10.1, 10.2 and 11.2 to 11.4, and the version cells before them).
+ON_CPU = "the notebook's run on an M3 MacBook Air's CPU, torch 2.4.0 (section 10.1)"
+ON_GPU = "the notebook's run on an Nvidia A100 GPU, torch 2.6.0+cu124 (sections 10.2 and 11)"
+
+# The implementation each timed cell times: the number of its "## N)" line.
+# 5, 6 and 9 need scaled_dot_product_attention or FlexAttention, which
+# torch 1.13 lacks; litattn's exact fused attention computes the same.
+IMPL_KEYS = {"1": "1", "2": "2", "3": "3", "4": "4", "5": "fused", "6": "fused", "7": "7", "8": "8", "9": "fused"}
+TORCH_NONE = {"5": "torch 1.13 has no scaled_dot_product_attention", "6": "torch 1.13 has no scaled_dot_product_attention",
+              "9": "FlexAttention needs torch >= 2.5 and CUDA"}
+
+# In [27]'s functions, in its order and spelling: the charts' bars.
+CHART_FUNCTIONS = [("1) MHA wrapper class", "1"), ("2) MHA Ch03", "2"), ("3) MHA with combined QKV weights", "3"),
+                   ("4) MHA with Einsum", "4"), ("5) MHA with PyTorch scaled_dot_product_attention", "5"),
+                   ("6) PyTorch's SDPA, no FlashAttention", "6"), ("7) PyTorch MHA class defaults", "7"),
+                   ("8) PyTorch MHA with need_weights=False", "8")]
+
+
+def _version(notebook):
+    return ("version", notebook)
+
+
+def _timing(where):
+    return ("timing", where)
+
+
+# Every official cell that no chapter prints: its counterpart, or why it has none.
+SPECS = {
+    "In [1]": _version("ch03.ipynb"),
+    "exercise-solutions In [1]": _version("exercise-solutions.ipynb"),
+    "multihead-attention In [1]": _version("multihead-attention.ipynb"),
+    f"{IMPL} \u00a710.1": _version(BONUS),
+    f"{IMPL} In [16]": _version(BONUS),
+    f"{IMPL} In [26]": _version(BONUS),
+    f"{IMPL} In [15]": ("reason", "because it lets a CUDA GPU's tensor cores multiply in TF32; litattn computes on "
+                        "the CPU in float32, every product rounded as torch's CPU kernels round it"),
+    f"{IMPL} In [27]": ("method", "the benchmark's list of implementations (IMPLS in tools/bench_bonus.py): 1-4, 7 "
+                        "and 8 as the notebook's, and litattn's exact fused attention for 5, 6 and 9"),
+    f"{IMPL} In [28]": ("method", "the charts of In [30], In [32] and In [34] below are drawn in this function's "
+                        "layout (tools/view/view_counterparts.py), one bar for C beside one for torch"),
+    f"{IMPL} In [29]": ("method", "tests/bench_bonus.c times the C forward (a warm-up, then the median of at least "
+                        "3 runs); tools/bench_bonus.py times torch 1.13's the same way, on one CPU thread (no "
+                        "CUDA events on a CPU)"),
+    f"{IMPL} In [31]": ("method", "the benchmark's forward + backward: x.requires_grad_(); m(x).sum().backward(), in "
+                        "C (bench_bonus times) and in torch (bench_bonus.py --backward)"),
+    f"{IMPL} In [33]": ("reason", "because torch.compile is torch 2's (torch 1.13, litattn's reference, has none) "
+                        "and the C is compiled ahead of time: In [34]'s counterpart is the uncompiled chart"),
+    f"{IMPL} In [30]": ("chart", "forward"),
+    f"{IMPL} In [32]": ("chart", "forward_backward"),
+    f"{IMPL} In [34]": ("chart", "forward_backward"),
+}
+SPECS.update({f"{IMPL} \u00a710.{n}": _timing(ON_CPU) for n in range(2, 11)})
+SPECS.update({f"{IMPL} In [{n}]": _timing(ON_GPU) for n in range(17, 26)})
+
+
+def anchor(label):
+    return "cp-" + re.sub(r"[^a-z0-9]+", "-", label.lower().replace("\u00a7", "s")).strip("-")
+
+
+def litattn_version(repo_root):
+    try:
+        with open(os.path.join(repo_root, "meson.build"), encoding="utf-8") as f:
+            m = re.search(r"^\s*version:\s*'([^']+)'", f.read(), re.M)
+        return m.group(1) if m else "?"
+    except OSError:
+        return "?"
+
+
+def fixture_attrs(path):
+    try:
+        import h5py
+        with h5py.File(path, "r") as f:
+            return {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in f.attrs.items()
+                    if k in ("torch_version", "cpu_capability")}
+    except (OSError, ImportError):
+        return {}
+
+
+def _impl_of(cell):
+    m = re.match(r"##\s*(\d)\)", cell.first_line)
+    return m.group(1) if m else None
+
+
+def _recorded(cell):
+    """The notebook's %timeit figure ("4.68 ms ± 121 µs"), or None."""
+    m = re.match(r"\s*(\S+ \S+ ± \S+ \S+) per loop", cell.output or "")
+    return m.group(1) if m else None
+
+
+def _ms(v):
+    return f"{v * 1e3:.1f} ms" if v else None
+
+
+def torch_side(report):
+    """(key, name) of the torch run the view shows: OpenBLAS when it ran
+    (bench_bonus.py's fastest), else the reference BLAS (one run each, no
+    forward + backward)."""
+    torch = report.get("torch", {})
+    if torch.get("openblas"):
+        return "openblas", "torch 1.13 + OpenBLAS"
+    if torch.get("reference"):
+        return "reference", "torch 1.13 + reference BLAS"
+    return "openblas", "torch 1.13"
+
+
+def _times(report, kind, number):
+    """(C seconds or None, torch seconds or None, why torch has none) of implementation `number`."""
+    key = IMPL_KEYS[number]
+    c = report.get("c", {}).get(kind, {})
+    ck = "2" if kind == "forward_backward" and key == "fused" else key
+    side, name = torch_side(report)
+    t = report.get("torch", {}).get(side, {}).get(kind, {})
+    if number in TORCH_NONE:
+        return c.get(ck), None, TORCH_NONE[number]
+    return c.get(ck), t.get(key), None if t.get(key) else f"{name} not measured"
+
+
+def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
+    """{"verdict", "text" (one line), "kind"} for a cell no chapter prints, or
+    None when the cell has neither a counterpart nor a reason here.
+    fixture_of_notebook: {notebook: the fixture its first chapter runs on}."""
+    spec = SPECS.get(cell.label)
+    if spec is None:
+        return None
+    kind, arg = spec
+    if kind == "reason":
+        return {"kind": kind, "verdict": NOT_IN_LITATTN, "text": f"not in litattn: {arg}"}
+    if kind == "method":
+        return {"kind": kind, "verdict": COUNTERPART, "text": arg}
+    if kind == "version":
+        fixture = fixture_of_notebook.get(arg)
+        attrs = fixture_attrs(os.path.join(fixtures_dir, fixture)) if fixture else {}
+        recorded = " ".join((cell.output or "").split())
+        text = (f"litattn {litattn_version(repo_root)}, on the CPU; its fixtures made by torch "
+                f"{attrs.get('torch_version', '?')}, CPU capability {attrs.get('cpu_capability', '?')} "
+                f"(attributes torch_version and cpu_capability of fixtures/{fixture})"
+                + (f"; the notebook printed: {recorded}" if recorded else ""))
+        return {"kind": kind, "verdict": COUNTERPART, "text": text}
+    if kind == "timing":
+        number = _impl_of(cell)
+        recorded = _recorded(cell)
+        book = (f"the notebook: {recorded}, {arg}" if recorded
+                else f"the notebook recorded no figure ({arg})")
+        if report is None:
+            return {"kind": kind, "verdict": COUNTERPART, "text": f"the forward of {number}) in C and in torch: no "
+                    f"benchmark results yet: {HOW}; {book}", "number": number}
+        size = report.get("size", [8, 1024, 768])
+        c, t, why = _times(report, "forward", number)
+        ours = (f"forward of {number}) at ({size[0]}, {size[1]}, {size[2]}), one thread, by --benchmark bonus: C "
+                f"{_ms(c) or 'n/a'}" + (" (the exact fused attention)" if IMPL_KEYS[number] == "fused" else "")
+                + f", {torch_side(report)[1]} {_ms(t) or 'n/a (' + why + ')'}")
+        return {"kind": kind, "verdict": COUNTERPART, "text": f"{ours}; {book}", "number": number}
+    if kind == "chart":
+        what = "forward" if arg == "forward" else "forward + backward"
+        extra = (" (uncompiled: see In [33])" if cell.label.endswith("[34]") else "")
+        if report is None:
+            return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
+                    "text": f"the {what} chart{extra}: no benchmark results yet: {HOW}"}
+        return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
+                "text": f"the {what} chart{extra}, C beside torch 1.13, one thread, as --benchmark bonus measured them; the "
+                        f"notebook's chart: {ON_GPU}"}
+    return None
+
+
+# --- the charts, in the layout of the notebook's plot_execution_times (In [28]) ---
+
+def _chart(report, kind):
+    plt = vf.pyplot()
+    rows = []
+    runs = report.get("torch", {}).get(torch_side(report)[0], {}).get("forward_runs", {}) if kind == "forward" else {}
+    for name, number in CHART_FUNCTIONS:
+        c, t, _ = _times(report, kind, number)
+        tr = runs.get(IMPL_KEYS[number]) if number not in TORCH_NONE else None
+        std = float(np.std(tr)) * 1e3 if tr and len(tr) > 1 else 0.0
+        rows.append((name, c * 1e3 if c else None, t * 1e3 if t else None, std))
+    fig, ax = plt.subplots(figsize=(7.2, 4.8))
+    w = 0.4
+    values = [v for _, c, t, _ in rows for v in (c, t) if v]
+    upper = (max(values) if values else 1.0) * 1.4  # the notebook's 40 % margin
+    for off, idx, colour, label in ((-w / 2, 1, view_bench.C_COLOUR, "C (litattn)"),
+                                    (w / 2, 2, view_bench.TORCH_COLOUR, torch_side(report)[1])):
+        xs = [i + off for i, r in enumerate(rows) if r[idx]]
+        hs = [r[idx] for r in rows if r[idx]]
+        errs = [r[3] if idx == 2 else 0.0 for r in rows if r[idx]]
+        bars = ax.bar(xs, hs, w, color=colour, label=label)
+        for x, h, e in zip(xs, hs, errs):  # the notebook's error bars: the spread of the runs, where there are runs
+            if e:
+                ax.errorbar(x, h, yerr=e, fmt="none", ecolor="grey", capsize=5)
+        for bar in bars:
+            y = bar.get_height()
+            ax.text(bar.get_x() + bar.get_width() / 2, y + 0.05 * upper, round(y, 2), ha="center", va="bottom",
+                    fontsize=6, rotation=90)
+        for i, r in enumerate(rows):
+            if not r[idx]:
+                ax.text(i + off, 0.02 * upper, "n/a", ha="center", va="bottom", fontsize=6, color="#555555",
+                        rotation=90)
+    ax.set_xticks(range(len(rows)), [r[0] for r in rows], rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel("Execution time (ms)")
+    ax.set_ylim(0, upper)
+    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def chart_alt(report, kind):
+    what = "forward" if kind == "forward" else "forward and backward"
+    parts = []
+    for name, number in CHART_FUNCTIONS:
+        c, t, why = _times(report, kind, number)
+        parts.append(f"{name}: C {_ms(c) or 'n/a'}, torch {_ms(t) or 'n/a'}")
+    return f"Bar chart of the {what} execution time, C beside torch 1.13: " + "; ".join(parts) + "."
+
+
+def _svg(fig):
+    plt = vf.pyplot()
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "litattn tools/view/view_counterparts.py"})
+    plt.close(fig)
+    return out.getvalue()
+
+
+def draw(report, kind, out_dir, cache_dir, figures):
+    """The chart of `kind` into OUT/figures (cached by the report's digest); its relative path."""
+    import json
+    digest = hashlib.sha256(STYLE_VERSION.encode() + json.dumps(report, sort_keys=True).encode()).hexdigest()[:24]
+    name = f"{view_bench.CHAPTER}.cells.{kind}.svg"
+    os.makedirs(os.path.join(cache_dir, "figures"), exist_ok=True)
+    cached = os.path.join(cache_dir, "figures", f"cells-{kind}-{digest}.svg")
+    if not os.path.exists(cached):
+        tmp = cached + f".{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(_svg(_chart(report, kind)))
+        os.replace(tmp, cached)
+    shutil.copyfile(cached, os.path.join(out_dir, "figures", name))
+    figures[f"cells:{kind}"] = (f"figures/{name}", chart_alt(report, kind))
+    return f"figures/{name}"
+
+
+def section(rows, report, out_dir, cache_dir, figures, prompt):
+    """The bonus page's section: one row per cell of the notebook with a
+    counterpart here (rows: [(BookCell, description)])."""
+    esc = html.escape
+    out = []
+    for cell, d in rows:
+        fig = ""
+        if d.get("chart") and report is not None:
+            path = draw(report, d["chart"], out_dir, cache_dir, figures)
+            fig = (f'<figure><img src="{esc(path)}" alt="{esc(chart_alt(report, d["chart"]))}">'
+                   f'<figcaption>{esc(cell.label)}, drawn as the notebook\'s plot_execution_times draws it</figcaption>'
+                   '</figure>')
+        recorded = esc((cell.output or "").strip()) if d["kind"] != "chart" else "(a chart: " + esc(ON_GPU) + ")"
+        out.append(f'<tr id="{anchor(cell.label)}"><th scope="row" class="prompt">{esc(prompt(cell))}</th>'
+                   f'<td class="code"><code>{esc(cell.first_line)}</code></td><td class="code"><code>{recorded or "—"}</code></td>'
+                   f'<td>{esc(d["text"])}{fig}</td></tr>')
+    intro = ("Cells of the notebook that time, chart or describe its own runs, which no chapter prints, each beside "
+             "litattn's counterpart: the figures of <code>meson test -C build --benchmark bonus</code> on the "
+             "reader's own machine (C, and torch 1.13 on the CPU), the notebook's recorded figure and where it was recorded.")
+    if report is None:
+        intro += f" No benchmark results yet: {esc(HOW)}."
+    return ('<section class="loose" id="counterparts"><h2>Sections 10 and 11, cell by cell</h2>'
+            f'<p>{intro}</p><table class="coverage"><thead><tr><th scope="col">cell</th>'
+            '<th scope="col">its first line</th><th scope="col">the notebook recorded</th>'
+            f'<th scope="col">litattn</th></tr></thead><tbody>{"".join(out)}</tbody></table></section>')
