@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 
 char *sb_reserve(StrBuf *b, size_t more) {
-    if (more > SIZE_MAX / 2 - b->len) die(EXIT_BAD_INPUT, "out of memory building a string");
+    if (more > SIZE_MAX / 2 - b->len) die_oom(SIZE_MAX, "a string");
     size_t need = b->len + more + 1;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < need) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) die(EXIT_BAD_INPUT, "out of memory building a string of %zu bytes", need);
+        char *s = xrealloc(b->s, cap, "a string");
         b->s = s;
         b->cap = cap;
     }

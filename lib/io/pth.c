@@ -16,6 +16,7 @@
 #include <unzip.h>
 #include <zip.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "torch_pickle.h"
 
@@ -110,7 +111,7 @@ static int list_entries(Reader *r) {
     if (gi.number_entry == 0) return failf(r, "expected the records of a torch.save archive, found an empty zip");
     if (gi.number_entry > MAX_ENTRIES)
         return failf(r, "expected at most %d records, found a zip declaring %llu", MAX_ENTRIES, (unsigned long long)gi.number_entry);
-    r->entries = calloc((size_t)gi.number_entry, sizeof *r->entries);
+    r->entries = mem_calloc((size_t)gi.number_entry, sizeof *r->entries);
     if (!r->entries) return failf(r, "expected memory for %llu records, found none", (unsigned long long)gi.number_entry);
     int rc = unzGoToFirstFile(r->zf);
     while (rc == UNZ_OK && r->n_entries < (int)gi.number_entry) {
@@ -122,7 +123,7 @@ static int list_entries(Reader *r) {
             return failf(r, "expected record names of at most %d bytes, found one of %lu", NAME_LEN - 1, e->info.size_filename);
         if (unzGetFilePos64(r->zf, &e->pos) != UNZ_OK)
             return failf(r, "expected readable zip records, found an unreadable directory entry %d", r->n_entries);
-        e->name = strdup(name);
+        e->name = mem_strdup(name);
         if (!e->name) return failf(r, "expected memory for the records' names, found none");
         r->n_entries++;
         rc = unzGoToNextFile(r->zf);
@@ -336,7 +337,7 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     if (!pkl) return failf(r, "expected a record %sdata.pkl (the state_dict's pickle), found none", r->prefix);
     if (!check_sizes(r, pkl, -1, PTH_MAX_PICKLE)) return 0;
     size_t n = (size_t)pkl->info.uncompressed_size;
-    unsigned char *buf = malloc(n ? n : 1);
+    unsigned char *buf = mem_malloc(n ? n : 1);
     if (!buf) return failf(r, "%s: expected memory for %zu bytes, found none", pkl->name, n);
     if (!read_record(r, pkl, buf)) {
         free(buf);
@@ -347,7 +348,7 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     free(buf);
     if (!ok) return failf(r, "%s %s", pkl->name, perr);
 
-    *records = calloc((size_t)pk->n_storages + 1, sizeof **records);
+    *records = mem_calloc((size_t)pk->n_storages + 1, sizeof **records);
     if (!*records) return failf(r, "expected memory for the storages, found none");
     for (int i = 0; i < pk->n_tensors; i++) {
         const PickleTensor *t = &pk->tensors[i];
@@ -395,19 +396,19 @@ int pth_load(const char *path, StateDict *out, char *err, size_t len) {
     int ok = load_checked(&r, &pk, &records);
     StateDict sd = {0};
     if (ok) {
-        sd.keys = calloc((size_t)pk.n_tensors + 1, sizeof *sd.keys);
-        sd.tensors = calloc((size_t)pk.n_tensors + 1, sizeof *sd.tensors);
+        sd.keys = mem_calloc((size_t)pk.n_tensors + 1, sizeof *sd.keys);
+        sd.tensors = mem_calloc((size_t)pk.n_tensors + 1, sizeof *sd.tensors);
         if (!sd.keys || !sd.tensors) ok = failf(&r, "expected memory for the state_dict, found none");
     }
     // How many tensors use each storage, and whether one covers it exactly.
-    int *users = ok ? calloc((size_t)pk.n_storages + 1, sizeof *users) : NULL;
+    int *users = ok ? mem_calloc((size_t)pk.n_storages + 1, sizeof *users) : NULL;
     if (ok && !users) ok = failf(&r, "expected memory for the state_dict, found none");
     for (int i = 0; ok && i < pk.n_tensors; i++) users[pk.tensors[i].storage]++;
     for (int i = 0; ok && i < pk.n_tensors; i++) {
         const PickleTensor *t = &pk.tensors[i];
         Size s = {.ndim = t->ndim};
         for (int d = 0; d < t->ndim; d++) s.dims[d] = (int)t->size[d];
-        sd.keys[i] = strdup(t->key);
+        sd.keys[i] = mem_strdup(t->key);
         if (!sd.keys[i]) {
             ok = failf(&r, "expected memory for the state_dict, found none");
             break;
@@ -428,7 +429,7 @@ int pth_load(const char *path, StateDict *out, char *err, size_t len) {
             if (snumel) ok = read_record(&r, records[si], sd.tensors[only].data);
             continue;
         }
-        float *buf = malloc((size_t)snumel * 4 + 4);
+        float *buf = mem_malloc((size_t)snumel * 4 + 4);
         if (!buf) {
             ok = failf(&r, "expected memory for storage %s (%lld floats), found none", pk.storages[si].key, (long long)snumel);
             break;
@@ -506,10 +507,10 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     if (!archive[0] || strlen(archive) > 255) snprintf(archive, sizeof archive, "archive");
 
     int n = sd->n;
-    int *ndim = calloc((size_t)n + 1, sizeof *ndim);
-    int64_t(*dims)[TORCH_PICKLE_MAX_DIMS] = calloc((size_t)n + 1, sizeof *dims);
-    char **order = calloc((size_t)n + 1, sizeof *order);
-    char *names = calloc((size_t)n + 1, 24);
+    int *ndim = mem_calloc((size_t)n + 1, sizeof *ndim);
+    int64_t(*dims)[TORCH_PICKLE_MAX_DIMS] = mem_calloc((size_t)n + 1, sizeof *dims);
+    char **order = mem_calloc((size_t)n + 1, sizeof *order);
+    char *names = mem_calloc((size_t)n + 1, 24);
     unsigned long long total = 0;
     if (!ndim || !dims || !order || !names) {
         free(ndim), free(dims), free(order), free(names);
