@@ -49,7 +49,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0) die(EXIT_BAD_INPUT, "cannot format '%s'", fmt);
+    if (n < 0) die_internal("cannot format '%s'", fmt);
     char *at = sb_reserve(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(at, (size_t)n + 1, fmt, ap);

@@ -164,7 +164,7 @@ Text read_text(const char *book_file) {
 }
 
 Tokenizer tiktoken_get_encoding(const char *name) {
-    if (strcmp(name, "gpt2") != 0) die(EXIT_BAD_INPUT, "tiktoken.get_encoding('%s'): only gpt2 is here", name);
+    if (strcmp(name, "gpt2") != 0) die_internal("tiktoken.get_encoding('%s'): only gpt2 is here", name);
     if (!ld.bpe) {
         char err[512];
         if (ld.vocab_path) {

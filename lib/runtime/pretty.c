@@ -53,7 +53,7 @@ typedef struct {
     int nqueue[MAX_DEPTH];
 } Printer;
 
-static void too_deep(void) { die(EXIT_BAD_INPUT, "state_dict display: more than the printer holds"); }
+static void too_deep(void) { die_internal("state_dict display: more than the printer holds"); }
 
 static void enqueue(Printer *p, Group *g) {
     if (g->depth >= MAX_DEPTH || p->nqueue[g->depth] == MAX_GROUPS / 4) too_deep();

@@ -241,7 +241,7 @@ void size_format(Size s, char *buf, size_t len) {
 // --- views ------------------------------------------------------------------------
 
 Tensor sel(Tensor t, int i) {
-    if (t.ndim == 0) die(EXIT_BAD_INPUT, "indexing a 0-d tensor");
+    if (t.ndim == 0) die_internal("indexing a 0-d tensor");
     int k = i < 0 ? i + t.shape[0] : i;
     if (k < 0 || k >= t.shape[0])
         die(EXIT_BAD_INPUT, "%s: expected inputs with an index %d on an axis, found %d entries there", error_input(),
