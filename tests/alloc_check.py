@@ -17,8 +17,11 @@ allocation fails) must:
     directory; every other run finds no file there (it must stay absent),
     every other run finds one there already (its bytes must stay the same);
   - leave nothing else in that directory (the dump's temporary is removed).
-By default n is every allocation up to 40, then every 7th, and the last;
-with LITATTN_TESTS=full (meson test --setup full), every n from 1 to N.
+Every n from 1 to N: an allocation made once in a run (a slab of the tensor
+pool, the dump's name) is caught only at its own n, so no n is left out (a
+run takes milliseconds). By default every other n runs onto an existing
+target; with LITATTN_TESTS=full (meson test --setup full) every n runs both
+ways.
 
 Under a sanitizer build the runs keep ASan's leak check: die() exits with
 everything it allocated still reachable (the tensor pool, the fixture, the
@@ -84,17 +87,15 @@ def main():
                     if past.returncode != 0 or past.stderr:
                         fail(n, f"past the count: exit {past.returncode}, stderr {past.stderr!r}")
         count = max(counts.values())
+        # (n, whether the --dump target is there before the run)
         if full:
-            chosen = list(range(1, count + 1))
+            chosen = [(n, e) for n in range(1, count + 1) for e in (False, True) if n <= counts[e]]
         else:
-            chosen = sorted(set(list(range(1, min(count, 40) + 1)) + list(range(41, count + 1, 7))
-                                + list(counts.values())))
-        for n in chosen:
-            d = os.path.join(top, f"n{n}")
+            chosen = [(n, n % 2 == 0 and n <= counts[True] or n > counts[False]) for n in range(1, count + 1)]
+        for n, existed in chosen:
+            d = os.path.join(top, f"n{n}-{int(existed)}")
             os.mkdir(d)
             target = os.path.join(d, "out.h5")
-            # every other run onto a file already there, while it has an n-th allocation
-            existed = n % 2 == 0 and n <= counts[True] or n > counts[False]
             if existed:
                 with open(target, "wb") as f:
                     f.write(PREVIOUS)
