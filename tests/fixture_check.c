@@ -66,7 +66,7 @@ static float *read_dump(hid_t file, const char *name, int *ndim, hsize_t dims[TE
     if (*ndim < 0 || *ndim > TENSOR_MAX_DIMS) *ndim = -1;
     else H5Sget_simple_extent_dims(space, dims, NULL);
     long count = (long)H5Sget_simple_extent_npoints(space);
-    float *v = pages_alloc((size_t)(count > 0 ? count : 1) * sizeof *v);  // a GPT-2 tensor: huge pages
+    float *v = pages_alloc((size_t)(count > 0 ? count : 1) * sizeof *v, "a dataset");  // a GPT-2 tensor: huge pages
     if (v && *ndim >= 0 && H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) *n = count;
     H5Sclose(space);
     H5Dclose(ds);

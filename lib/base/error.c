@@ -3,6 +3,7 @@
 #include "error.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,19 +83,23 @@ void error_cleanup(void) {
     while (n_cleanups > 0) cleanups[--n_cleanups]();
 }
 
-void die(int code, const char *fmt, ...) {
+const char *error_program(void) { return program; }
+
+// The one line and the exit, for every die*(): `prefix` (file and line of an
+// internal error) comes before the message, unescaped.
+static noreturn void die_v(int code, const char *prefix, const char *fmt, va_list args) {
     error_cleanup();
     // Sized from the message, so that no cause is ever cut from the line; a
     // line too long for memory falls back to a buffer of ERROR_LINE_LEN.
     static char fallback_msg[ERROR_LINE_LEN], fallback_safe[ERROR_LINE_LEN];
     va_list ap;
-    va_start(ap, fmt);
+    va_copy(ap, args);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     size_t len = n > 0 ? (size_t)n + 1 : 1;
     char *msg = malloc(len);
     if (!msg) msg = fallback_msg, len = sizeof fallback_msg;
-    va_start(ap, fmt);
+    va_copy(ap, args);
     vsnprintf(msg, len, fmt, ap);
     va_end(ap);
     // Messages quote names and values from files and from the command line:
@@ -104,6 +109,28 @@ void die(int code, const char *fmt, ...) {
     char *safe = malloc(safe_len);
     if (!safe) safe = fallback_safe, safe_len = sizeof fallback_safe;
     text_escape(safe, safe_len, msg);
-    fprintf(stderr, "%s: %s\n", program, safe);
+    fprintf(stderr, "%s: %s%s\n", program, prefix, safe);
+    if (msg != fallback_msg) free(msg);
+    if (safe != fallback_safe) free(safe);
     exit(code);
+}
+
+void die(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    die_v(code, "", fmt, ap);
+}
+
+void die_oom(size_t bytes, const char *what) {
+    if (bytes == 0) die(EXIT_NO_MEMORY, "out of memory: expected memory for %s, found none", what);
+    if (bytes == SIZE_MAX) die(EXIT_NO_MEMORY, "out of memory: expected more than %zu bytes for %s, found none", bytes, what);
+    die(EXIT_NO_MEMORY, "out of memory: expected %zu bytes for %s, found none", bytes, what);
+}
+
+void die_internal_at(const char *file, int line, const char *fmt, ...) {
+    char prefix[PATH_MAX + 64];
+    snprintf(prefix, sizeof prefix, "internal error at %s:%d: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    die_v(EXIT_INTERNAL, prefix, fmt, ap);
 }

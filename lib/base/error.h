@@ -1,6 +1,6 @@
-// error.h: how a litattn program stops on bad input: one line on stderr,
-// prefixed with the program's name, and a non-zero exit; and how any text
-// that came from a file or a command line is shown safely.
+// error.h: how a litattn program stops: one line on stderr, prefixed with
+// the program's name, and an exit code that says whose fault it is; and how
+// any text that came from a file or a command line is shown safely.
 #ifndef LITATTN_ERROR_H
 #define LITATTN_ERROR_H
 
@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdnoreturn.h>
 
-enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+// 1: a file or a value given was wrong; 2: the command line was; 3: the
+// system had no memory for what was asked; 4: litattn itself is wrong (a
+// bug: the line names the source file and line).
+enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_NO_MEMORY = 3, EXIT_INTERNAL = 4 };
 
 // The longest name of a dataset, attribute or group that litattn asks a
 // file for (a longer one is refused, in a line that names its length).
@@ -24,6 +27,16 @@ void error_set_program(const char *argv0);
 // with `code`. Flushes stdout and runs the cleanup functions first, so the
 // line comes after what was printed and an unfinished --dump is gone.
 noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// "out of memory: expected <bytes> bytes for <what>, found none", exit 3
+// (bytes 0: a size the caller does not know, "expected memory for <what>").
+noreturn void die_oom(size_t bytes, const char *what);
+// "internal error at <file>:<line>: <message>", exit 4: a state no input can
+// bring about. __FILE__ is relative to the repository (the build maps the
+// source directory away with -fmacro-prefix-map).
+#define die_internal(...) die_internal_at(__FILE__, __LINE__, __VA_ARGS__)
+noreturn void die_internal_at(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+// The name the program's lines start with.
+const char *error_program(void);
 
 // Registers fn to run when the program ends early (die, a reader that closed
 // the pipe); later registrations run first, each once.

@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
+
+#include "alloc.h"
+#include "error.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL, and the pages fault in as usual
@@ -81,12 +85,12 @@ static int ask_for_huge(size_t rounded) {
     return 1;
 }
 
-void *pages_alloc(size_t bytes) {
+void *pages_alloc(size_t bytes, const char *what) {
     size_t rounded = pages_rounded(bytes ? bytes : 1);
-    if (rounded < bytes) return NULL;  // past SIZE_MAX
+    if (rounded < bytes) die_oom(SIZE_MAX, what);  // past SIZE_MAX
     const int huge = rounded >= PAGES_HUGE;
-    void *p = aligned_alloc(huge ? PAGES_HUGE : PAGES_ALIGN, rounded);
-    if (!p || !huge) return p;
+    void *p = xaligned(huge ? PAGES_HUGE : PAGES_ALIGN, rounded, what);
+    if (!huge) return p;
     // Huge pages for the whole 2 MiB blocks the buffer covers; its tail (a
     // 3 MiB tensor's last 1 MiB) on small pages, so that no page is zeroed
     // that the buffer does not use.

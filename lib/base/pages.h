@@ -17,8 +17,8 @@ enum { PAGES_HUGE = 2 * 1024 * 1024, PAGES_ALIGN = 64 };
 // The bytes pages_alloc(n) reserves: n rounded up to 2 MiB when n is that
 // large, else to 64 bytes.
 size_t pages_rounded(size_t bytes);
-// A buffer of at least `bytes` (uninitialised; NULL if out of memory),
-// given back with free().
-void *pages_alloc(size_t bytes);
+// A buffer of at least `bytes` (uninitialised), given back with free(); out
+// of memory, the program stops (alloc.h: "... for <what> ...", exit 3).
+void *pages_alloc(size_t bytes, const char *what);
 
 #endif

@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 
 char *sb_reserve(StrBuf *b, size_t more) {
-    if (more > SIZE_MAX / 2 - b->len) die(EXIT_BAD_INPUT, "out of memory building a string");
+    if (more > SIZE_MAX / 2 - b->len) die_oom(SIZE_MAX, "a string");
     size_t need = b->len + more + 1;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < need) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) die(EXIT_BAD_INPUT, "out of memory building a string of %zu bytes", need);
+        char *s = xrealloc(b->s, cap, "a string");
         b->s = s;
         b->cap = cap;
     }
@@ -49,7 +49,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0) die(EXIT_BAD_INPUT, "cannot format '%s'", fmt);
+    if (n < 0) die_internal("cannot format '%s'", fmt);
     char *at = sb_reserve(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(at, (size_t)n + 1, fmt, ap);

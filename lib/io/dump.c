@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "pages.h"
 
@@ -136,9 +137,9 @@ static const char *kind_of(mode_t mode) {
 // The directory part of `path` ("." for a bare name), in a new string.
 static char *dir_of(const char *path) {
     const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+    if (!slash) return xstrdup(".", "the --dump's directory");
+    if (slash == path) return xstrdup("/", "the --dump's directory");
+    return xstrndup(path, (size_t)(slash - path), "the --dump's directory");
 }
 
 // The path `path` resolves to: realpath for a file that is there; for one
@@ -194,8 +195,8 @@ static int resolve_target(const char *path, const DumpInput *inputs, int n_input
         if (errno != ENOENT)
             return say(err, len, "%s: --dump: expected a file to write, found a path that cannot be followed (%s)",
                        path, strerror(errno));
-        *final = strdup(path);  // a new file: its directory is checked when the temporary is made
-        return *final != NULL;
+        *final = xstrdup(path, "the --dump's path");  // a new file: its directory is checked when the temporary is made
+        return 1;
     }
     if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
         return say(err, len, "%s: --dump: expected a file to write, found a symbolic link to nothing (%s)", path,
@@ -222,8 +223,8 @@ static int resolve_target(const char *path, const DumpInput *inputs, int n_input
     if (!realpath(path, real))
         return say(err, len, "%s: --dump: expected a file to write, found a path that cannot be resolved (%s)", path,
                    strerror(errno));
-    *final = strdup(real);
-    return *final != NULL;
+    *final = xstrdup(real, "the --dump's path");
+    return 1;
 }
 
 int dump_check_target(const char *path, const DumpInput *inputs, int n_inputs, char *err, size_t len) {
@@ -293,8 +294,7 @@ static void *file_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void 
     // From one huge page up: even a small dump's MiB would be 256 faults.
     size_t cap = file_mem.cap ? 2 * file_mem.cap : pages_rounded(size > PAGES_HUGE ? size : PAGES_HUGE);
     while (cap < size) cap *= 2;
-    void *grown = pages_alloc(cap);
-    if (!grown) return NULL;
+    void *grown = pages_alloc(cap, "the --dump's file image");  // none: the program stops, the temporary removed
     if (ptr) memcpy(grown, ptr, file_mem.cap);
     free(ptr);
     file_mem.block = grown, file_mem.cap = cap;
@@ -322,16 +322,12 @@ Dump *dump_open(const char *path, const DumpInput *inputs, int n_inputs, char *e
     char *final;
     mode_t mode;
     if (!resolve_target(path, inputs, n_inputs, &final, &mode, err, len)) return NULL;
-    Dump *d = calloc(1, sizeof *d);
+    Dump *d = xcalloc(1, sizeof *d, "the --dump");
     char *dir = dir_of(final);
     const char *base = strrchr(final, '/') ? strrchr(final, '/') + 1 : final;
-    size_t n = (dir ? strlen(dir) : 0) + strlen(base) + 32;
-    char *temp = malloc(n);
-    if (!d || !dir || !temp || !(d->path = strdup(path))) {
-        free(dir), free(temp), free(final), free(d);
-        say(err, len, "%s: --dump: out of memory", path);
-        return NULL;
-    }
+    size_t n = strlen(dir) + strlen(base) + 32;
+    char *temp = xmalloc(n, "the --dump's temporary name");
+    d->path = xstrdup(path, "the --dump's path");
     d->final = final;
     d->fd = -1;
     d->file = -1;
@@ -436,8 +432,8 @@ int dump_commit(Dump *d, char *err, size_t len) {
     // The file's bytes, as HDF5 built them in memory.
     char *image = NULL;
     ssize_t size = H5Fflush(d->file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(d->file, NULL, 0);
-    if (size <= 0 || !(image = pages_alloc((size_t)size)) || H5Fget_file_image(d->file, image, (size_t)size) != size)
-        ok = size > 0 && !image ? write_error(d, ENOMEM, err, len) : write_failed(d, "the file", err, len);
+    if (size > 0) image = pages_alloc((size_t)size, "the --dump's file image");
+    if (size <= 0 || H5Fget_file_image(d->file, image, (size_t)size) != size) ok = write_failed(d, "the file", err, len);
     H5Fclose(d->file);  // in memory: nothing left to fail
     d->file = -1;
     if (ok && !write_all(d->fd, image, (size_t)size)) ok = write_error(d, errno, err, len);

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "hdf5_snapshot.h"
 
@@ -55,8 +56,7 @@ static int fail(char *err, const char *fmt, ...) {
 
 static char *label_for(const char *path, const char *group) {
     size_t n = strlen(path) + (group ? strlen(group) : 0) + 16;
-    char *label = malloc(n);
-    if (!label) return NULL;
+    char *label = xmalloc(n, "the fixture's name");
     if (group && *group) snprintf(label, n, "%s, group %s", path, group);
     else snprintf(label, n, "%s", path);
     return label;
@@ -163,15 +163,9 @@ Fixture *fixture_open_with(const char *path, const char *group, const FixtureOpt
     struct stat st;
     int fd = open_checked(path, &st, err);
     if (fd < 0) return NULL;
-    Fixture *fx = calloc(1, sizeof *fx);
-    Snapshot *snap = calloc(1, sizeof *snap);
-    char *label = label_for(path, group), *copy = strdup(path);
-    if (!fx || !snap || !label || !copy) {
-        fail(err, "%s: out of memory", path);
-        close(fd);
-        free(fx), free(snap), free(label), free(copy);
-        return NULL;
-    }
+    Fixture *fx = xcalloc(1, sizeof *fx, "the fixture");
+    Snapshot *snap = xcalloc(1, sizeof *snap, "the fixture's snapshot");
+    char *label = label_for(path, group), *copy = xstrdup(path, "the fixture's path");
     *fx = (Fixture){snap, 1, NULL, copy, label, FIXTURE_MAX_ELEMENTS, st.st_dev, st.st_ino};
     SnapshotLimits lim = {0};
     if (opt) {
@@ -209,17 +203,12 @@ Fixture *fixture_open_with(const char *path, const char *group, const FixtureOpt
 
 Fixture *fixture_open_shipped(const ShippedSnapshot *f, const char *group, char err[FIXTURE_ERR_LEN]) {
     err[0] = '\0';
-    Fixture *fx = calloc(1, sizeof *fx);
-    Snapshot *snap = calloc(1, sizeof *snap);
+    Fixture *fx = xcalloc(1, sizeof *fx, "the fixture");
+    Snapshot *snap = xcalloc(1, sizeof *snap, "the fixture's snapshot");
     size_t n = strlen(f->name) + 16;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s (built in)", f->name);
-    char *label = path ? label_for(path, group) : NULL;
-    if (!fx || !snap || !path || !label) {
-        fail(err, "%s: out of memory", f->name);
-        free(fx), free(snap), free(path), free(label);
-        return NULL;
-    }
+    char *path = xmalloc(n, "the fixture's name");
+    snprintf(path, n, "%s (built in)", f->name);
+    char *label = label_for(path, group);
     // No file: nothing a --dump could overwrite (dev 0, ino 0).
     *fx = (Fixture){snap, 1, NULL, path, label, FIXTURE_MAX_ELEMENTS, 0, 0};
     char why[FIXTURE_ERR_LEN];
@@ -272,13 +261,8 @@ Fixture *fixture_group(Fixture *all, const char *name, char err[FIXTURE_ERR_LEN]
         fail(err, "%s: expected a group '%s', found %s", all->path, name, found);
         return NULL;
     }
-    Fixture *fx = calloc(1, sizeof *fx);
-    char *label = label_for(all->path, name), *copy = strdup(all->path);
-    if (!fx || !label || !copy) {
-        fail(err, "%s: out of memory", all->path);
-        free(fx), free(label), free(copy);
-        return NULL;
-    }
+    Fixture *fx = xcalloc(1, sizeof *fx, "the fixture");
+    char *label = label_for(all->path, name), *copy = xstrdup(all->path, "the fixture's path");
     *fx = (Fixture){all->snap, 0, g, copy, label, all->max_elements, all->dev, all->ino};
     return fx;
 }

@@ -31,6 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "error.h"
+
 // Under a sanitizer or libFuzzer, a crash in the child would run their
 // report and crash-file machinery; this lets the child die quietly instead.
 // Weak: NULL in a plain build, and then not called. Its presence also tells
@@ -157,7 +160,7 @@ static char *read_string(hid_t attr, hid_t type, long long *length) {
         char *value = NULL;
         if (H5Aread(attr, mem, &value) >= 0 && value) {
             *length = (long long)strlen(value);
-            if (*length <= SNAPSHOT_MAX_STRING && !(copy = strdup(value))) progress->memory_failed = 1;
+            if (*length <= SNAPSHOT_MAX_STRING && !(copy = mem_strdup(value))) progress->memory_failed = 1;
             H5free_memory(value);
         } else {
             after_failure();
@@ -167,7 +170,7 @@ static char *read_string(hid_t attr, hid_t type, long long *length) {
         if (size > SNAPSHOT_MAX_STRING) {
             *length = (long long)size;  // fixed length: the declared size, unread
         } else {
-            char *buf = calloc(size + 1, 1);
+            char *buf = mem_calloc(size + 1, 1);
             H5Tset_size(mem, size + 1);
             H5Tset_strpad(mem, H5T_STR_NULLTERM);
             if (buf && H5Aread(attr, mem, buf) >= 0) {
@@ -322,7 +325,7 @@ static void send_dataset_fields(hid_t ds) {
     if (!why[0] && (is_f32 || is_i64) && rank >= 0 && rank <= SNAPSHOT_MAX_VALUE_RANK && numel > 0 && numel <= lim.max_elements) {
         int memory_before = progress->memory_failed;
         progress->memory_failed = 0;
-        values = malloc((size_t)numel * width);
+        values = mem_malloc((size_t)numel * width);
         if (!values) progress->memory_failed = 1;
         values_read = values && H5Dread(ds, is_i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
                                         H5P_DEFAULT, values) >= 0 ? 1 : -1;
@@ -472,8 +475,9 @@ static herr_t collect_group(hid_t loc, const char *name, const H5L_info_t *info,
     (void)loc;
     NameList *l = data;
     if (info->type != H5L_TYPE_HARD && info->type != H5L_TYPE_SOFT) return 0;
-    char **grown = realloc(l->names, (size_t)(l->n + 1) * sizeof *grown);
-    if (!grown || !(grown[l->n] = strdup(name))) {
+    char **grown = mem_realloc(l->names, (size_t)(l->n + 1) * sizeof *grown);
+    if (grown) l->names = grown;
+    if (!grown || !(grown[l->n] = mem_strdup(name))) {
         progress->memory_failed = 1;
         return -1;
     }
@@ -511,7 +515,7 @@ static void prefault_heap(void) {
     mallopt(M_MMAP_THRESHOLD, 8 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
-    char *block = malloc(PREFAULT_BYTES);
+    char *block = mem_malloc(PREFAULT_BYTES);
     if (!block) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t start = ((uintptr_t)block + page - 1) & ~(page - 1), end = ((uintptr_t)block + PREFAULT_BYTES) & ~(page - 1);
@@ -699,9 +703,8 @@ static int grow(Records *r, size_t more) {
     if (r->len + more <= r->cap) return 1;
     size_t cap = r->cap ? r->cap : 1 << 16;
     while (cap < r->len + more) cap *= 2;
-    unsigned char *data = realloc(r->data, cap);
-    if (!data) return 0;
-    r->data = data, r->cap = cap;
+    r->data = xrealloc(r->data, cap, "the reader's records");
+    r->cap = cap;
     return 1;
 }
 
@@ -732,11 +735,7 @@ static char *get_str(Stream *s) {
         s->bad = 1;
         n = 0;
     }
-    char *text = malloc((size_t)n + 1);
-    if (!text) {
-        s->bad = 1;
-        return NULL;
-    }
+    char *text = xmalloc((size_t)n + 1, "a name or value read from the fixture");
     get(s, text, (size_t)n);
     text[n] = '\0';
     return text;
@@ -748,8 +747,7 @@ static void get_fixed(Stream *s, char *buf, size_t len) {
 }
 
 static void *append(void *array, int *n, size_t size) {
-    char *grown = realloc(array, (size_t)(*n + 1) * size);
-    if (!grown) return NULL;
+    char *grown = xrealloc(array, (size_t)(*n + 1) * size, "the fixture's list of objects");
     memset(grown + (size_t)*n * size, 0, size);
     (*n)++;
     return grown;
@@ -799,11 +797,12 @@ static int decode_object(Stream *s, SnapGroup *g, long long max_elements) {
     if (o->values_read == 1) {
         const size_t width = o->is_int64 ? sizeof(int64_t) : sizeof(float);
         void *v = NULL;
-        if (o->numel <= 0 || o->numel > max_elements || !(v = malloc((size_t)o->numel * width))) {
+        if (o->numel <= 0 || o->numel > max_elements) {
             s->bad = 1;
             o->values_read = 0;
             return 0;
         }
+        v = xmalloc((size_t)o->numel * width, "a dataset's values");
         get(s, v, (size_t)o->numel * width);
         if (o->is_int64) o->ivalues = v;
         else o->values = v;
@@ -881,7 +880,9 @@ static int read_in_child(int fd, const char *label, const char *group, Snapshot 
                          size_t len) {
     reap_pending();
     if (!progress) {
+        if (mem_fails_next()) die_oom(sizeof *progress, "the page shared with the reader child");
         void *page = mmap(NULL, sizeof *progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED && errno == ENOMEM) die_oom(sizeof *progress, "the page shared with the reader child");
         if (page == MAP_FAILED) {
             snprintf(err, len, "%s: expected to read the file in a child process, found no memory to share with it "
                      "(%s)", label, strerror(errno));
@@ -1001,9 +1002,9 @@ int hdf5_snapshot_children(void) { return children; }
 // The first `size` bytes of fd, in a new buffer; NULL if they cannot all be
 // read. pread: the descriptor's offset stays where it was.
 static unsigned char *read_bytes(int fd, size_t size) {
-    unsigned char *bytes = malloc(size ? size : 1);
+    unsigned char *bytes = xmalloc(size ? size : 1, "the fixture's bytes");
     size_t got = 0;
-    while (bytes && got < size) {
+    while (got < size) {
         ssize_t n = pread(fd, bytes + got, size - got, (off_t)got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;

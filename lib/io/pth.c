@@ -16,6 +16,7 @@
 #include <unzip.h>
 #include <zip.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "torch_pickle.h"
 
@@ -110,8 +111,7 @@ static int list_entries(Reader *r) {
     if (gi.number_entry == 0) return failf(r, "expected the records of a torch.save archive, found an empty zip");
     if (gi.number_entry > MAX_ENTRIES)
         return failf(r, "expected at most %d records, found a zip declaring %llu", MAX_ENTRIES, (unsigned long long)gi.number_entry);
-    r->entries = calloc((size_t)gi.number_entry, sizeof *r->entries);
-    if (!r->entries) return failf(r, "expected memory for %llu records, found none", (unsigned long long)gi.number_entry);
+    r->entries = xcalloc((size_t)gi.number_entry, sizeof *r->entries, "the archive's records");
     int rc = unzGoToFirstFile(r->zf);
     while (rc == UNZ_OK && r->n_entries < (int)gi.number_entry) {
         Entry *e = &r->entries[r->n_entries];
@@ -122,8 +122,7 @@ static int list_entries(Reader *r) {
             return failf(r, "expected record names of at most %d bytes, found one of %lu", NAME_LEN - 1, e->info.size_filename);
         if (unzGetFilePos64(r->zf, &e->pos) != UNZ_OK)
             return failf(r, "expected readable zip records, found an unreadable directory entry %d", r->n_entries);
-        e->name = strdup(name);
-        if (!e->name) return failf(r, "expected memory for the records' names, found none");
+        e->name = xstrdup(name, "the archive's record names");
         r->n_entries++;
         rc = unzGoToNextFile(r->zf);
     }
@@ -336,8 +335,7 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     if (!pkl) return failf(r, "expected a record %sdata.pkl (the state_dict's pickle), found none", r->prefix);
     if (!check_sizes(r, pkl, -1, PTH_MAX_PICKLE)) return 0;
     size_t n = (size_t)pkl->info.uncompressed_size;
-    unsigned char *buf = malloc(n ? n : 1);
-    if (!buf) return failf(r, "%s: expected memory for %zu bytes, found none", pkl->name, n);
+    unsigned char *buf = xmalloc(n ? n : 1, "the state_dict's pickle");
     if (!read_record(r, pkl, buf)) {
         free(buf);
         return 0;
@@ -347,8 +345,7 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     free(buf);
     if (!ok) return failf(r, "%s %s", pkl->name, perr);
 
-    *records = calloc((size_t)pk->n_storages + 1, sizeof **records);
-    if (!*records) return failf(r, "expected memory for the storages, found none");
+    *records = xcalloc((size_t)pk->n_storages + 1, sizeof **records, "the storages' records");
     for (int i = 0; i < pk->n_tensors; i++) {
         const PickleTensor *t = &pk->tensors[i];
         const PickleStorage *s = &pk->storages[t->storage];
@@ -395,23 +392,17 @@ int pth_load(const char *path, StateDict *out, char *err, size_t len) {
     int ok = load_checked(&r, &pk, &records);
     StateDict sd = {0};
     if (ok) {
-        sd.keys = calloc((size_t)pk.n_tensors + 1, sizeof *sd.keys);
-        sd.tensors = calloc((size_t)pk.n_tensors + 1, sizeof *sd.tensors);
-        if (!sd.keys || !sd.tensors) ok = failf(&r, "expected memory for the state_dict, found none");
+        sd.keys = xcalloc((size_t)pk.n_tensors + 1, sizeof *sd.keys, "the state_dict's keys");
+        sd.tensors = xcalloc((size_t)pk.n_tensors + 1, sizeof *sd.tensors, "the state_dict's tensors");
     }
     // How many tensors use each storage, and whether one covers it exactly.
-    int *users = ok ? calloc((size_t)pk.n_storages + 1, sizeof *users) : NULL;
-    if (ok && !users) ok = failf(&r, "expected memory for the state_dict, found none");
+    int *users = ok ? xcalloc((size_t)pk.n_storages + 1, sizeof *users, "the storages' users") : NULL;
     for (int i = 0; ok && i < pk.n_tensors; i++) users[pk.tensors[i].storage]++;
     for (int i = 0; ok && i < pk.n_tensors; i++) {
         const PickleTensor *t = &pk.tensors[i];
         Size s = {.ndim = t->ndim};
         for (int d = 0; d < t->ndim; d++) s.dims[d] = (int)t->size[d];
-        sd.keys[i] = strdup(t->key);
-        if (!sd.keys[i]) {
-            ok = failf(&r, "expected memory for the state_dict, found none");
-            break;
-        }
+        sd.keys[i] = xstrdup(t->key, "the state_dict's keys");
         sd.tensors[i] = tensor_empty(s);
         sd.n = i + 1;
     }
@@ -428,7 +419,8 @@ int pth_load(const char *path, StateDict *out, char *err, size_t len) {
             if (snumel) ok = read_record(&r, records[si], sd.tensors[only].data);
             continue;
         }
-        float *buf = malloc((size_t)snumel * 4 + 4);
+        // (a size the file gives: no memory for it is the file's fault)
+        float *buf = mem_malloc((size_t)snumel * 4 + 4);
         if (!buf) {
             ok = failf(&r, "expected memory for storage %s (%lld floats), found none", pk.storages[si].key, (long long)snumel);
             break;
@@ -506,16 +498,11 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     if (!archive[0] || strlen(archive) > 255) snprintf(archive, sizeof archive, "archive");
 
     int n = sd->n;
-    int *ndim = calloc((size_t)n + 1, sizeof *ndim);
-    int64_t(*dims)[TORCH_PICKLE_MAX_DIMS] = calloc((size_t)n + 1, sizeof *dims);
-    char **order = calloc((size_t)n + 1, sizeof *order);
-    char *names = calloc((size_t)n + 1, 24);
+    int *ndim = xcalloc((size_t)n + 1, sizeof *ndim, "the state_dict's shapes");
+    int64_t(*dims)[TORCH_PICKLE_MAX_DIMS] = xcalloc((size_t)n + 1, sizeof *dims, "the state_dict's shapes");
+    char **order = xcalloc((size_t)n + 1, sizeof *order, "the storages' order");
+    char *names = xcalloc((size_t)n + 1, 24, "the storages' names");
     unsigned long long total = 0;
-    if (!ndim || !dims || !order || !names) {
-        free(ndim), free(dims), free(order), free(names);
-        set_err(err, len, path, "expected memory to write the state_dict, found none");
-        return 0;
-    }
     for (int i = 0; i < n; i++) {
         ndim[i] = sd->tensors[i].ndim;
         for (int d = 0; d < ndim[i]; d++) dims[i][d] = sd->tensors[i].shape[d];
@@ -530,11 +517,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
                                             &pkl_len);
     free(ndim);
     free(dims);
-    if (!pkl) {
-        free(order), free(names);
-        set_err(err, len, path, "expected memory to write the state_dict, found none");
-        return 0;
-    }
+    if (!pkl) die_oom(0, "the state_dict's pickle");  // torch_pickle_write's only failure
 
     // A temporary beside the target, renamed into place once complete.
     char temp[PATH_MAX];

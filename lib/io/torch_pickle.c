@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 // --- opcodes (pickletools' names) ---------------------------------------------------------
 enum {
     OP_MARK = '(', OP_STOP = '.', OP_BININT = 'J', OP_BININT1 = 'K', OP_BININT2 = 'M', OP_NONE = 'N',
@@ -114,7 +116,7 @@ static size_t index_find(const Index *ix, const char *s, size_t n, const char *(
 static bool index_add(Index *ix, int i, const char *s, size_t n, const char *(*name)(void *, int, size_t *), void *ctx) {
     if ((size_t)(ix->n + 1) * 2 > ix->cap) {
         size_t cap = ix->cap ? ix->cap * 2 : 64;
-        int *slot = calloc(cap, sizeof *slot);
+        int *slot = mem_calloc(cap, sizeof *slot);
         if (!slot) return false;
         Index bigger = {slot, cap, 0};
         for (size_t k = 0; k < ix->cap; k++)
@@ -177,7 +179,7 @@ static int fail(P *p, const char *fmt, ...) {
 }
 
 static void *alloc(P *p, size_t bytes) {
-    Block *b = malloc(sizeof(Block) + bytes);
+    Block *b = mem_malloc(sizeof(Block) + bytes);
     if (!b) {
         fail(p, "expected memory for the pickle's objects, found none left");
         return NULL;
@@ -192,7 +194,7 @@ static bool grow(P *p, void **arr, int *cap, int need, size_t size) {
     if (need <= *cap) return true;
     int c = *cap ? *cap : 16;
     while (c < need) c *= 2;
-    void *q = realloc(*arr, (size_t)c * size);
+    void *q = mem_realloc(*arr, (size_t)c * size);
     if (!q) return fail(p, "expected memory for the pickle's objects, found none left");
     *arr = q;
     *cap = c;
@@ -277,7 +279,7 @@ static const char *kind_name(int kind) {
 
 // A NUL-terminated copy of a STR value.
 static char *str_dup(P *p, const Value *v) {
-    char *s = malloc((size_t)v->len + 1);
+    char *s = mem_malloc((size_t)v->len + 1);
     if (!s) {
         fail(p, "expected memory for the pickle's objects, found none left");
         return NULL;
@@ -493,7 +495,7 @@ static bool dict_set(P *p, Value *d, Value *k, Value *v) {
     Dict *dd = &p->dicts[d->i];
     if (!grow(p, (void **)&dd->keys, &dd->cap, dd->n + 1, sizeof *dd->keys)) return false;
     int cap = dd->cap;
-    void *vals = realloc(dd->vals, (size_t)cap * sizeof *dd->vals);
+    void *vals = mem_realloc(dd->vals, (size_t)cap * sizeof *dd->vals);
     if (!vals) return fail(p, "expected memory for the pickle's objects, found none left");
     dd->vals = vals;
     dd->keys[dd->n] = k;
@@ -509,7 +511,7 @@ static bool memo_put(P *p, uint32_t idx) {
     if (idx >= p->n_memo) {
         size_t n = p->n_memo ? p->n_memo : 64;
         while (n <= idx) n *= 2;
-        Value **m = realloc(p->memo, n * sizeof *m);
+        Value **m = mem_realloc(p->memo, n * sizeof *m);
         if (!m) return fail(p, "expected memory for the pickle's objects, found none left");
         memset(m + p->n_memo, 0, (n - p->n_memo) * sizeof *m);
         p->memo = m;
@@ -701,7 +703,7 @@ int torch_pickle_read(const unsigned char *buf, size_t len, PickleStateDict *out
     Index keys = {0};
     if (ok) {
         Dict *d = &p.dicts[result->i];
-        sd.tensors = calloc((size_t)d->n + 1, sizeof *sd.tensors);
+        sd.tensors = mem_calloc((size_t)d->n + 1, sizeof *sd.tensors);
         if (!sd.tensors) ok = fail(&p, "expected memory for the state_dict, found none left");
         for (int i = 0; ok && i < d->n; i++) {
             Value *k = d->keys[i], *v = d->vals[i];
@@ -758,7 +760,7 @@ static void put_bytes(W *w, const void *s, size_t n) {
     if (w->n + n > w->cap) {
         size_t c = w->cap ? w->cap : 1024;
         while (c < w->n + n) c *= 2;
-        unsigned char *q = realloc(w->b, c);
+        unsigned char *q = mem_realloc(w->b, c);
         if (!q) {
             w->oom = true;
             return;

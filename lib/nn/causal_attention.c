@@ -134,10 +134,10 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx) {
     const AttentionActivations *act = m->act;
     if (!act || !act->queries.data)
-        die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
+        die_internal("%s: backward without a forward that kept its activations (set act first)", m->name);
     const int b = dim(act->x, 0), T = dim(act->x, 1), d_out = m->d_out;
     if (numel(dout) != (long)b * T * d_out)
-        die(EXIT_BAD_INPUT, "%s: backward: expected a gradient of the output's size", m->name);
+        die_internal("%s: backward: expected a gradient of the output's size", m->name);
     const Size s = SIZE(b, T, d_out);
     Tensor dq = tensor_empty(s), dk = tensor_empty(s), dv = tensor_empty(s);
     // 5-2.

@@ -33,7 +33,7 @@ static Tensor materialised_item(Tensor q, Tensor k, Tensor v, Tensor mask_bool, 
 Tensor causal_heads(Tensor q, Tensor k, Tensor v, Dropout *dropout, double scale, bool materialise,
                     const Recorder *rec, const char *module) {
     if (q.ndim != 4 || !size_equal(shape(q), shape(k)) || !size_equal(shape(q), shape(v)))
-        die(EXIT_BAD_INPUT, "%s: attention: expected q, k, v of one shape (b, h, T, hd)", module);
+        die_internal("%s: attention: expected q, k, v of one shape (b, h, T, hd)", module);
     const int b = dim(q, 0), h = dim(q, 1), T = dim(q, 2), hd = dim(q, 3);
     if (!materialise) {
         Tensor noise = dropout_factor(dropout, SIZE(b, h, T, T));

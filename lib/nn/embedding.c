@@ -7,7 +7,7 @@
 #include "error.h"
 
 Embedding embedding_new(const ParamSource *ps, const char *name, int num_embeddings, int embedding_dim) {
-    if (!ps->normal_) die(EXIT_BAD_INPUT, "%s: nn.Embedding needs a ParamSource with normal_", name);
+    if (!ps->normal_) die_internal("%s: nn.Embedding needs a ParamSource with normal_", name);
     Embedding e = {0};
     snprintf(e.name, sizeof e.name, "%s", name);
     e.weight = tensor_empty(SIZE(num_embeddings, embedding_dim));

@@ -12,7 +12,7 @@ void gradients_begin(Gradients *g, const char *module) {
 }
 
 void gradients_add(Gradients *g, const char *prefix, const char *key, Tensor grad) {
-    if (g->n == GRADIENTS_MAX) die(EXIT_BAD_INPUT, "%s: more than %d parameters", g->module, GRADIENTS_MAX);
+    if (g->n == GRADIENTS_MAX) die_internal("%s: more than %d parameters", g->module, GRADIENTS_MAX);
     ParamGrad *p = &g->param[g->n++];
     snprintf(p->key, sizeof p->key, "%s%s", prefix, key);
     grad.grad_fn = NULL;  // a .grad is a leaf that requires no grad

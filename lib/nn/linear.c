@@ -77,7 +77,7 @@ Tensor linear_forward(const Linear *l, Tensor x) {
 void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor *dx, bool dy_colmajor) {
     const int in = l->weight.shape[1], out = l->weight.shape[0];
     const long rows = numel(x) / in;
-    if (numel(dy) != rows * out) die(EXIT_BAD_INPUT, "%s: backward: the gradient does not have the output's size", l->name);
+    if (numel(dy) != rows * out) die_internal("%s: backward: the gradient does not have the output's size", l->name);
     g->weight = tensor_empty(shape(l->weight));
     fast_matmul_at(g->weight.data, dy.data, x.data, (int)rows, out, in);  // linear_backward_w
     g->bias = (Tensor){0};

@@ -236,10 +236,10 @@ MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiH
 MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout) {
     const AttentionActivations *act = m->act;
     if (!act || !act->queries.data)
-        die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", m->name);
+        die_internal("%s: backward without a forward that kept its activations (set act first)", m->name);
     const int b = dim(act->x, 0), T = dim(act->x, 1), h = m->num_heads, hd = m->head_dim;
     if (numel(dout) != (long)b * T * m->d_out)
-        die(EXIT_BAD_INPUT, "%s: backward: expected a gradient of the output's size", m->name);
+        die_internal("%s: backward: expected a gradient of the output's size", m->name);
     MultiHeadAttentionGrads g = {0};
     const Size flat = SIZE(b, T, m->d_out), heads = SIZE(b, h, T, hd);
     // 6.

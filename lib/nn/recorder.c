@@ -9,6 +9,6 @@ void record_local(const Recorder *rec, const char *module, const char *local, Te
     if (!rec || !rec->record) return;
     char name[256];
     if (snprintf(name, sizeof name, "%s.%s", module, local) >= (int)sizeof name)
-        die(EXIT_BAD_INPUT, "a kept name longer than %zu characters: %s.%s", sizeof name - 1, module, local);
+        die_internal("a kept name longer than %zu characters: %s.%s", sizeof name - 1, module, local);
     rec->record(rec->ctx, name, t);
 }

@@ -94,8 +94,8 @@ Tensor self_attention_v2_forward(const SelfAttentionV2 *m, Tensor x) {
 static const AttentionActivations *kept(const AttentionActivations *act, const char *name, Tensor dout, int T,
                                         int d_out) {
     if (!act || !act->attn_weights.data)
-        die(EXIT_BAD_INPUT, "%s: backward without a forward that kept its activations (set act first)", name);
-    if (numel(dout) != (long)T * d_out) die(EXIT_BAD_INPUT, "%s: backward: expected a gradient of the output's size", name);
+        die_internal("%s: backward without a forward that kept its activations (set act first)", name);
+    if (numel(dout) != (long)T * d_out) die_internal("%s: backward: expected a gradient of the output's size", name);
     return act;
 }
 

@@ -8,7 +8,7 @@
 
 static void add(StateDict *sd, const char *key, Tensor t) {
     if (!t.data) return;  // a Linear without bias
-    if (sd->n == STATE_DICT_MAX) die(EXIT_BAD_INPUT, "state_dict: more than %d entries", STATE_DICT_MAX);
+    if (sd->n == STATE_DICT_MAX) die_internal("state_dict: more than %d entries", STATE_DICT_MAX);
     StateDictEntry *e = &sd->entry[sd->n++];
     snprintf(e->key, sizeof e->key, "%s", key);
     e->value = tensor_detach(t);  // state_dict() holds param.detach(): the same memory

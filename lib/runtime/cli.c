@@ -47,7 +47,7 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                       "  --batch-size B  inputs per batch (the notebook's batch_size, 8), drawn in C; past the\n"
                       "                  materialising implementations' limit only the fused one runs\n");
     if (allow_seed & CLI_TEXT && allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
+        n += snprintf(buf + n, len - (size_t)n,
                  "  --seed N        draw everything in C as a process whose default generator started at N\n"
                  "                  (torch.initial_seed() = N): the embedding tables and the shuffle;\n"
                  "                  the notebook's torch.manual_seed(123) calls keep 123\n"
@@ -55,13 +55,18 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                  "  --skip K        with --seed: discard K draws after the process starts\n"
                  "                  (at most 10^9)\n");
     else if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
+        n += snprintf(buf + n, len - (size_t)n,
                  "  --seed N        draw parameters, dropout masks and random inputs in C, with every\n"
                  "                  torch.manual_seed(...) of the chapter taking N, instead of reading them\n"
                  "  --seed SITE=N   the seed of one torch.manual_seed call (SITE as in the fixture's\n"
                  "                  SITE.seed attribute, e.g. exercise_3_1)\n"
                  "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
                  "                  notebook cells did (at most 10^9)\n");
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "\nExit status: 0 done; 1 bad input (a file or a value: the line names it); 2 usage;\n"
+                 "3 out of memory (the line names what the memory was for); 4 internal error (a bug in\n"
+                 "this program: the line names its source file and line).\n");
 }
 
 // At most 40 bytes of an argument as an error message shows it: control

@@ -17,7 +17,7 @@ void config_begin(Fixture *fx) { fixture = fx; }
 
 static const SettingRule *rule_or_die(const char *name, SettingKind kind) {
     const SettingRule *r = setting_rule(name);
-    if (!r || r->kind != kind) die(EXIT_BAD_INPUT, "setting '%s' has no rule of that kind in settings.c", name);
+    if (!r || r->kind != kind) die_internal("setting '%s' has no rule of that kind in settings.c", name);
     return r;
 }
 

@@ -23,7 +23,7 @@ static struct {
 } dr;
 
 static void need_seed(const char *name) {
-    if (!dr.seeded) die(EXIT_BAD_INPUT, "%s is drawn before torch.manual_seed: a bug in the chapter", name);
+    if (!dr.seeded) die_internal("%s is drawn before torch.manual_seed", name);
 }
 
 void draws_begin(const Options *opt, Fixture *fx) {

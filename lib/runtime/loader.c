@@ -11,6 +11,7 @@
 
 #include "bpe.h"
 #include "draws.h"
+#include "alloc.h"
 #include "error.h"
 #include "keep.h"
 #include "locate.h"
@@ -80,8 +81,7 @@ static char *read_file(const char *path, const char *shown, const char *option, 
     }
     // One byte more than the limit is asked for: a file that grew is caught.
     size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) die(EXIT_BAD_INPUT, "%s: out of memory reading %zu bytes of text", shown, cap);
+    char *buf = xmalloc(cap + 1, "the text read");
     for (;;) {
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR) continue;
@@ -100,9 +100,7 @@ static char *read_file(const char *path, const char *shown, const char *option, 
                     LOADER_MAX_TEXT_BYTES, what);
             }
             cap = cap * 2 > LOADER_MAX_TEXT_BYTES + 1 ? LOADER_MAX_TEXT_BYTES + 1 : cap * 2;
-            char *grown = realloc(buf, cap + 1);
-            if (!grown) free(buf), close(fd), die(EXIT_BAD_INPUT, "%s: out of memory reading %s", shown, what);
-            buf = grown;
+            buf = xrealloc(buf, cap + 1, "the text read");
         }
     }
     close(fd);
@@ -136,8 +134,7 @@ Text read_text(const char *book_file) {
         // A sweep configuration's own text, at most 64 KiB (fixture.h).
         char err[FIXTURE_ERR_LEN];
         size_t cap = 64 * 1024 + 1;
-        bytes = malloc(cap);
-        if (!bytes) die(EXIT_BAD_INPUT, "out of memory reading the fixture's text");
+        bytes = xmalloc(cap, "the fixture's text");
         if (!fixture_attr_string(ld.fixture, "text", bytes, cap, err)) free(bytes), die(EXIT_BAD_INPUT, "%s", err);
         n = strlen(bytes);
         snprintf(shown, sizeof shown, "%s: attribute 'text'", error_input());
@@ -148,8 +145,7 @@ Text read_text(const char *book_file) {
         // The book's file, built into the chapter (its copy in fixtures/gpt2/).
         const BuiltinFile *f = builtin(book_file, "--text");
         snprintf(shown, sizeof shown, "%s (built in)", book_file);
-        bytes = malloc(f->size + 1);
-        if (!bytes) die(EXIT_BAD_INPUT, "%s: out of memory reading %zu bytes of text", shown, f->size);
+        bytes = xmalloc(f->size + 1, "the built-in text");
         memcpy(bytes, f->bytes, f->size);
         n = f->size;
     }
@@ -168,7 +164,7 @@ Text read_text(const char *book_file) {
 }
 
 Tokenizer tiktoken_get_encoding(const char *name) {
-    if (strcmp(name, "gpt2") != 0) die(EXIT_BAD_INPUT, "tiktoken.get_encoding('%s'): only gpt2 is here", name);
+    if (strcmp(name, "gpt2") != 0) die_internal("tiktoken.get_encoding('%s'): only gpt2 is here", name);
     if (!ld.bpe) {
         char err[512];
         if (ld.vocab_path) {
@@ -179,12 +175,14 @@ Tokenizer tiktoken_get_encoding(const char *name) {
             char *bytes = read_file(ld.vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
             ld.bpe = bpe_load_mem(bytes, n, err, sizeof err);
             free(bytes);
+            if (!ld.bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
             if (!ld.bpe)
                 die(EXIT_BAD_INPUT, "%s: --vocab: expected GPT-2's vocabulary as tiktoken writes it (\"<base64> "
                     "<rank>\" lines, %u tokens), found %s", shown, BPE_GPT2_N_RANKS, err);
         } else {
             const BuiltinFile *f = builtin("gpt2.tiktoken", "--vocab");
             ld.bpe = bpe_load_mem(f->bytes, f->size, err, sizeof err);
+            if (!ld.bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
             if (!ld.bpe) die(EXIT_BAD_INPUT, "gpt2.tiktoken (built in): %s", err);
         }
     }
@@ -200,6 +198,7 @@ static LongTensor allowed_ids(Tokenizer tok, Text text) {
     BpeIds ids = {0};
     size_t where;
     BpeStatus st = bpe_encode(tok.bpe, text.bytes, text.len, BPE_SPECIAL_ALLOW, &ids, &where);
+    if (st == BPE_E_NOMEM) bpe_ids_free(&ids), die_oom(0, "the text's token ids");
     if (st != BPE_OK) die(EXIT_BAD_INPUT, "%s: cannot tokenize the text: %s", text.source, bpe_status_str(st));
     if (ids.len > (size_t)TENSOR_MAX_NUMEL)
         bpe_ids_free(&ids), die(EXIT_BAD_INPUT, "%s: expected at most 2^26 tokens, found %zu", text.source, ids.len);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "error.h"
 
 // chapters/meson.build passes both: the data directory as installed
@@ -147,8 +148,7 @@ int locate_fixture(const char *value, const char *chapter, const char *book_vari
                    Located *out, char *err, size_t len) {
     out->path = NULL, out->builtin = NULL;
     if (value && (strchr(value, '/') || is_file(value) || strlen(value) > NAME_MAX)) {
-        out->path = strdup(value);  // a path: as given (fixture_open refuses one too long)
-        if (!out->path) return snprintf(err, len, "out of memory"), 0;
+        out->path = xstrdup(value, "the fixture's path");  // as given (fixture_open refuses one too long)
         return 1;
     }
     char name[NAME_MAX + 1];
@@ -156,8 +156,7 @@ int locate_fixture(const char *value, const char *chapter, const char *book_vari
           : ends_with(value, ".h5") ? snprintf(name, sizeof name, "%s", value)
                                     : snprintf(name, sizeof name, "%s.%s.h5", chapter, value);
     if (w < 0 || (size_t)w >= sizeof name) {
-        out->path = strdup(value);  // no file can have this name: fixture_open says so
-        if (!out->path) return snprintf(err, len, "out of memory"), 0;
+        out->path = xstrdup(value, "the fixture's path");  // no file can have this name: fixture_open says so
         return 1;
     }
     find_places();
@@ -165,8 +164,7 @@ int locate_fixture(const char *value, const char *chapter, const char *book_vari
         char path[PATH_MAX];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", places.dir[i], name) >= sizeof path) continue;
         if (is_file(path)) {
-            out->path = strdup(path);
-            if (!out->path) return snprintf(err, len, "out of memory"), 0;
+            out->path = xstrdup(path, "the fixture's path");
             return 1;
         }
     }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "output.h"
 #include "strbuf.h"
@@ -52,7 +53,7 @@ typedef struct {
     int nqueue[MAX_DEPTH];
 } Printer;
 
-static void too_deep(void) { die(EXIT_BAD_INPUT, "state_dict display: more than the printer holds"); }
+static void too_deep(void) { die_internal("state_dict display: more than the printer holds"); }
 
 static void enqueue(Printer *p, Group *g) {
     if (g->depth >= MAX_DEPTH || p->nqueue[g->depth] == MAX_GROUPS / 4) too_deep();
@@ -216,8 +217,7 @@ static void repr_lines(Printer *p, char *lines) {
 }
 
 char *state_dict_pretty(const StateDict *sd) {
-    Printer *p = calloc(1, sizeof *p);
-    if (!p) die(EXIT_BAD_INPUT, "out of memory");
+    Printer *p = xcalloc(1, sizeof *p, "the state_dict's printer");
     p->groups[0] = (Group){0};
     p->stack[p->nstack++] = &p->groups[p->ngroups++];
     enqueue(p, &p->groups[0]);

@@ -204,10 +204,10 @@ static void parallel_for(long n, double work, double min_work, RangeFn fn, void 
 static long min_l(long a, long b) { return a < b ? a : b; }
 static long round_up(long a, long b) { return (a + b - 1) / b * b; }
 
-// n floats, 64-byte aligned (on huge pages from 2 MiB: pages.h), or NULL;
-// given back with free()
-static float *alloc_floats(long n) {
-    return pages_alloc((size_t)round_up(n > 0 ? n : 1, 16) * sizeof(float));
+// n floats, 64-byte aligned (on huge pages from 2 MiB: pages.h); given back
+// with free()
+static float *alloc_floats(long n, const char *what) {
+    return pages_alloc((size_t)round_up(n > 0 ? n : 1, 16) * sizeof(float), what);
 }
 
 // ---------------------------------------------------------------------------
@@ -481,17 +481,13 @@ static void gemm_zeros(float *out, const float *a, const float *b, const float *
     int threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
     if (isa) {
         // one block for every thread's pa, pb and tile (64-byte aligned
-        // pieces), and the padded bias; no memory: the scalar kernels
+        // pieces), and the padded bias
         long size[3];
         pack_sizes(isa, K, N, size);
         g.buffer_floats = size[0] + size[1] + size[2];
         const long n_pad = round_up(N, isa->nr);
-        g.buffers = alloc_floats(threads * g.buffer_floats + (bias ? n_pad : 0));
-        if (!g.buffers) {
-            g.isa = NULL, g.rows_per_item = 16;
-            g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
-            threads = plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
-        } else if (bias) {
+        g.buffers = alloc_floats(threads * g.buffer_floats + (bias ? n_pad : 0), "the product's packed blocks");
+        if (bias) {
             g.bias_pad = g.buffers + threads * g.buffer_floats;
             memcpy(g.bias_pad, bias, (size_t)N * sizeof(float));
             memset(g.bias_pad + N, 0, (size_t)(n_pad - N) * sizeof(float));
@@ -955,9 +951,7 @@ void fast_attention(float *out, const float *q, const float *k, const float *v, 
     const long items = batch * at.blocks_per_matrix;
     const double macs = 2.0 * batch * (double)T * T * D;
     const int threads = plan_threads(items, macs, GEMM_THREAD_MIN_MACS);
-    at.buffers = alloc_floats(threads * at.buffer_floats);
-    if (!at.buffers)
-        die(EXIT_BAD_INPUT, "out of memory: attention's scratch of %ld bytes", threads * at.buffer_floats * 4);
+    at.buffers = alloc_floats(threads * at.buffer_floats, "the attention's scratch");
     run_threads(threads, items, attention_items, &at);
     free(at.buffers);
 }
@@ -1078,8 +1072,7 @@ void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
     // are computed again from q and k.
     const int dim = softmax_dim < 0 ? softmax_dim + 3 : softmax_dim;
     const long chunk = dim == 0 ? batch : 1;
-    if (!w && dim != 2)
-        die(EXIT_BAD_INPUT, "attention's backward: the weights of a softmax over dim %d must be kept", softmax_dim);
+    if (!w && dim != 2) die_internal("attention's backward: the weights of a softmax over dim %d must be kept", softmax_dim);
     Tensor w_again = w ? (Tensor){0} : tensor_empty(SIZE(T, T)), scores = w ? (Tensor){0} : tensor_empty(SIZE(T, T));
     for (long p = 0; p < batch; p += chunk) {
         const long m = p * T * hd, s = p * T * T;

@@ -83,7 +83,7 @@ static Tensor concat(int n, const Tensor *ts, int dim, Size out_shape, const cha
 }
 
 Tensor torch_cat(int n, const Tensor *ts, int dim) {
-    if (n < 1) die(EXIT_BAD_INPUT, "cat: expected a non-empty list of tensors");
+    if (n < 1) die_internal("cat: expected a non-empty list of tensors");
     int d = norm_dim(ts[0], dim, "cat");
     Size s = shape(ts[0]);
     for (int k = 1; k < n; k++) {
@@ -97,7 +97,7 @@ Tensor torch_cat(int n, const Tensor *ts, int dim) {
 }
 
 Tensor torch_stack(int n, const Tensor *ts, int dim) {
-    if (n < 1) die(EXIT_BAD_INPUT, "stack: expected a non-empty list of tensors");
+    if (n < 1) die_internal("stack: expected a non-empty list of tensors");
     if (ts[0].ndim >= TENSOR_MAX_DIMS) mismatch("stack", ts[0], ts[0]);
     int d = dim < 0 ? dim + ts[0].ndim + 1 : dim;
     if (d < 0 || d > ts[0].ndim) die(EXIT_BAD_INPUT, "stack: dimension %d of a result of rank %d", dim, ts[0].ndim + 1);
@@ -107,7 +107,7 @@ Tensor torch_stack(int n, const Tensor *ts, int dim) {
     Size unit = {ts[0].ndim + 1, {0}};
     for (int i = 0, j = 0; i < unit.ndim; i++) unit.dims[i] = i == d ? 1 : ts[0].shape[j++];
     Tensor views[64];
-    if (n > 64) die(EXIT_BAD_INPUT, "stack: at most 64 tensors");
+    if (n > 64) die_internal("stack: at most 64 tensors");
     for (int k = 0; k < n; k++) {
         views[k] = ts[k];
         views[k].ndim = unit.ndim;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "pages.h"
 
@@ -32,8 +33,7 @@ static size_t n_blocks, cap_blocks;
 static float *small_alloc(size_t bytes) {
     bytes = (bytes + 15) & ~(size_t)15;
     if (!slabs || slabs->used + bytes > SLAB_BYTES) {
-        Slab *s = calloc(1, sizeof *s);
-        if (!s) die(EXIT_BAD_INPUT, "out of memory making a tensor");
+        Slab *s = xcalloc(1, sizeof *s, "a slab of small tensors");
         s->next = slabs;
         slabs = s;
     }
@@ -56,8 +56,7 @@ static int n_spare;
 static void track(float *p, size_t bytes) {
     if (n_blocks == cap_blocks) {
         size_t cap = cap_blocks ? 2 * cap_blocks : 64;
-        Block *grown = realloc(blocks, cap * sizeof *grown);
-        if (!grown) die(EXIT_BAD_INPUT, "out of memory making a tensor");
+        Block *grown = xrealloc(blocks, cap * sizeof *grown, "the list of large tensors");
         blocks = grown;
         cap_blocks = cap;
     }
@@ -75,8 +74,7 @@ static float *block_alloc(size_t bytes, bool zero) {
         track(b.p, b.bytes);
         return b.p;
     }
-    float *p = pages_alloc(bytes);
-    if (!p) die(EXIT_BAD_INPUT, "out of memory making a tensor of %zu bytes", bytes);
+    float *p = pages_alloc(bytes, "a tensor");
     if (zero) memset(p, 0, rounded);
     track(p, rounded);
     return p;
@@ -243,7 +241,7 @@ void size_format(Size s, char *buf, size_t len) {
 // --- views ------------------------------------------------------------------------
 
 Tensor sel(Tensor t, int i) {
-    if (t.ndim == 0) die(EXIT_BAD_INPUT, "indexing a 0-d tensor");
+    if (t.ndim == 0) die_internal("indexing a 0-d tensor");
     int k = i < 0 ? i + t.shape[0] : i;
     if (k < 0 || k >= t.shape[0])
         die(EXIT_BAD_INPUT, "%s: expected inputs with an index %d on an axis, found %d entries there", error_input(),

@@ -51,7 +51,7 @@ static int spell(char out[NUM_LEN], Mode mode, float x) {
     else if (mode == FMT_SCI) n = snprintf(out, NUM_LEN, "%.*e", PRECISION, v);
     else if (mode == FMT_FIXED) n = snprintf(out, NUM_LEN, "%.*f", PRECISION, v);
     else n = snprintf(out, NUM_LEN, "%.0f.", v);
-    if (n < 0 || n >= NUM_LEN) die(EXIT_BAD_INPUT, "cannot format %a for printing", v);
+    if (n < 0 || n >= NUM_LEN) die_internal("cannot format %a for printing", v);
     return n;
 }
 
@@ -205,7 +205,7 @@ static void put_suffix(StrBuf *b, const char *suffix, int indent) {
 
 void tensor_repr_to(StrBuf *b, Tensor t) {
     if (t.ndim < 0 || t.ndim > TENSOR_MAX_DIMS || (numel(t) > 0 && !t.data))
-        die(EXIT_BAD_INPUT, "cannot print a tensor of rank %d", t.ndim);
+        die_internal("cannot print a tensor of rank %d", t.ndim);
     const size_t start = b->len;
     enum { INDENT = 7 };  // len("tensor("): the column of the outermost '['
     sb_puts(b, "tensor(");

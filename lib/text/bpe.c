@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "pretokenize.h"
 #include "utf8.h"
 
@@ -51,7 +52,7 @@ static BpeStatus ids_reserve(BpeIds *o, size_t more) {
         if (cap > SIZE_MAX / 2 / sizeof *o->ids) return BPE_E_NOMEM;
         cap *= 2;
     }
-    uint32_t *p = realloc(o->ids, cap * sizeof *p);
+    uint32_t *p = mem_realloc(o->ids, cap * sizeof *p);
     if (!p) return BPE_E_NOMEM;
     o->ids = p;
     o->cap = cap;
@@ -76,7 +77,7 @@ static BpeStatus bytes_put(BpeBytes *b, const unsigned char *s, size_t n) {
             if (cap > SIZE_MAX / 2) return BPE_E_NOMEM;
             cap *= 2;
         }
-        unsigned char *p = realloc(b->bytes, cap);
+        unsigned char *p = mem_realloc(b->bytes, cap);
         if (!p) return BPE_E_NOMEM;
         b->bytes = p;
         b->cap = cap;
@@ -301,22 +302,22 @@ static bool fill_vocab(Bpe *b, const RankLine *by_rank, char *err, size_t errlen
 }
 
 Bpe *bpe_load_mem(const void *data, size_t len, char *err, size_t errlen) {
-    Bpe *b = calloc(1, sizeof *b);
-    RankLine *by_rank = calloc(BPE_GPT2_N_RANKS, sizeof *by_rank);
+    Bpe *b = mem_calloc(1, sizeof *b);
+    RankLine *by_rank = mem_calloc(BPE_GPT2_N_RANKS, sizeof *by_rank);
     size_t total = 0;
     if (!b || !by_rank) goto nomem;
     b->n_ranks = BPE_GPT2_N_RANKS;
     b->slot_mask = HASH_SLOTS - 1;
     if (!index_lines(data, len, by_rank, &total, err, errlen)) goto fail;
-    b->off = malloc((b->n_ranks + 1) * sizeof *b->off);
-    b->bytes = malloc(total);
-    b->slots = calloc(HASH_SLOTS, sizeof *b->slots);
+    b->off = mem_malloc((b->n_ranks + 1) * sizeof *b->off);
+    b->bytes = mem_malloc(total);
+    b->slots = mem_calloc(HASH_SLOTS, sizeof *b->slots);
     if (!b->off || !b->bytes || !b->slots) goto nomem;
     if (!fill_vocab(b, by_rank, err, errlen)) goto fail;
     free(by_rank);
     return b;
 nomem:
-    set_err(err, errlen, "out of memory");
+    set_err(err, errlen, "%s", bpe_status_str(BPE_E_NOMEM));
 fail:
     free(by_rank);
     bpe_free(b);
@@ -327,7 +328,7 @@ fail:
 // with err set on failure.
 static unsigned char *read_all(FILE *f, size_t *len, char *err, size_t errlen) {
     size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
+    unsigned char *buf = mem_malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break;
@@ -336,7 +337,7 @@ static unsigned char *read_all(FILE *f, size_t *len, char *err, size_t errlen) {
             free(buf);
             return NULL;
         }
-        unsigned char *p = realloc(buf, cap * 2);
+        unsigned char *p = mem_realloc(buf, cap * 2);
         if (!p) free(buf);
         buf = p;
         cap *= 2;
@@ -478,10 +479,10 @@ static void offer_pair(const Bpe *b, LargeMerge *lm, uint32_t s) {
 static BpeStatus merge_large(const Bpe *b, const unsigned char *p, size_t n, BpeIds *out) {
     LargeMerge lm = {.p = p, .n = n};
     if (n > SIZE_MAX / (2 * sizeof *lm.heap.key)) return BPE_E_NOMEM;  // 32-bit size_t
-    lm.end = malloc(n * sizeof *lm.end);
-    lm.prev = malloc(n * sizeof *lm.prev);
-    lm.pair = malloc(n * sizeof *lm.pair);
-    lm.heap.key = malloc(2 * n * sizeof *lm.heap.key);
+    lm.end = mem_malloc(n * sizeof *lm.end);
+    lm.prev = mem_malloc(n * sizeof *lm.prev);
+    lm.pair = mem_malloc(n * sizeof *lm.pair);
+    lm.heap.key = mem_malloc(2 * n * sizeof *lm.heap.key);
     BpeStatus st = BPE_E_NOMEM;
     if (!lm.end || !lm.prev || !lm.pair || !lm.heap.key) goto done;
     for (uint32_t i = 0; i < n; i++) {

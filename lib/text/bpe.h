@@ -90,7 +90,9 @@ typedef struct {
 // Reads a vocabulary in tiktoken's format: one line per mergeable token,
 // "<base64 of its bytes> <rank>\n", the ranks exactly 0..50255 in any order
 // (fixtures/gpt2/gpt2.tiktoken). NULL on failure, with a one-line reason in
-// err (if errlen > 0).
+// err (if errlen > 0); when an allocation failed, err reads exactly
+// bpe_status_str(BPE_E_NOMEM), so that a caller can tell the system's fault
+// from the file's.
 Bpe *bpe_load(const char *path, char *err, size_t errlen);
 // The same from the file's bytes in memory (data need not be NUL-terminated).
 Bpe *bpe_load_mem(const void *data, size_t len, char *err, size_t errlen);

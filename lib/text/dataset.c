@@ -50,7 +50,7 @@ static void start_sampler(DataLoader *dl, TorchGenerator *g) {
 }
 
 bool data_loader_next(DataLoader *dl, TorchGenerator *g, LongTensor *x, LongTensor *y) {
-    if (!dl->started) die(EXIT_BAD_INPUT, "next() on a DataLoader before iter(): a bug in the chapter");
+    if (!dl->started) die_internal("next() on a DataLoader before iter()");
     if (dl->started == 1) start_sampler(dl, g);
     long n = dl->dataset->n, left = n - dl->pos;
     if (left <= 0 || (dl->drop_last && left < dl->batch_size)) return false;
