@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
@@ -113,6 +114,7 @@ int chapter_end(void) {
     // and a --dump must not replace what was there (die() removes it).
     output_end();
     dump_close(ch.dump);
+    checkpoint_cleanup();  // the chapter's model.pth, if it wrote one
     loader_end();
     fixture_close(ch.fixture);
     tensor_release_all();

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "causal_attention.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "draws.h"
 #include "grads.h"
