@@ -105,6 +105,43 @@ def make(name, chapter, module, named):
     return f"{name} {chapter} {module} {arg}\n"
 
 
+def bad_cases():
+    """State_dicts that CausalAttention(3, 2, 6, 0.0) refuses, each saved by
+    torch.save as bad_NAME.pth; bad.tsv says what the refusal must say: the
+    words of torch's own load_state_dict error (its lines joined with
+    blanks), or, for a mask other than the module's (torch takes it, litattn
+    makes the mask itself), litattn's."""
+    import re
+    from export.ch03_5 import CausalAttention
+    torch.manual_seed(7)
+    ca = CausalAttention(3, 2, 6, 0.0)
+    biased = CausalAttention(3, 2, 6, 0.0, qkv_bias=True)
+    wide = CausalAttention(4, 2, 6, 0.0)
+    sd = ca.state_dict()
+    missing = sd.copy()
+    del missing["W_key.weight"]
+    wrong_shape = sd.copy()
+    wrong_shape["W_query.weight"] = wide.state_dict()["W_query.weight"]
+    other_mask = sd.copy()
+    other_mask["mask"] = torch.tril(torch.ones(6, 6), diagonal=-1)
+    out = []
+    for name, bad in (("missing_key", missing), ("unexpected_key", biased.state_dict()),
+                      ("wrong_shape", wrong_shape), ("other_mask", other_mask)):
+        torch.save(bad, os.path.join(OUT, f"bad_{name}.pth"))
+        try:
+            CausalAttention(3, 2, 6, 0.0).load_state_dict(torch.load(os.path.join(OUT, f"bad_{name}.pth")))
+            words = "expected the causal mask the module makes"
+            assert name == "other_mask", name
+        except RuntimeError as e:
+            words = re.sub(r"\s*\n\t", " ", str(e)).strip()
+        out.append(f"bad_{name}\t{words}\n")
+    with open(os.path.join(OUT, "bad.tsv"), "w") as f:
+        f.write("# tools/weights_cases.py: NAME<tab>WORDS: what ch03_5_3_causal_attention --weights NAME.pth must "
+                "say (tests/error_check_weights.c)\n")
+        f.writelines(out)
+
+
+bad_cases()
 lines = [make(*c) for c in CASES]
 with open(os.path.join(OUT, "cases.tsv"), "w") as f:
     f.write("# NAME CHAPTER MODULE ARG: tools/weights_cases.py (tests/meson.build's `weights` suite)\n")

@@ -83,6 +83,14 @@ static void add(char *msg, size_t len, const char *fmt, const char *a, const cha
     if (at + 1 < len) snprintf(msg + at, len - at, fmt, a, b, c);
 }
 
+// A shape as torch's message prints it: torch.Size([2, 3]).
+static void torch_size(Size s, char *buf, size_t len) {
+    int at = snprintf(buf, len, "torch.Size([");
+    for (int i = 0; i < s.ndim && at > 0 && (size_t)at < len; i++)
+        at += snprintf(buf + at, len - (size_t)at, "%s%lld", i ? ", " : "", (long long)s.dims[i]);
+    if (at > 0 && (size_t)at < len) snprintf(buf + at, len - (size_t)at, "])");
+}
+
 void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length) {
     if (w.at < 0) return;
     const char *path = w.file[w.at].path;
@@ -114,9 +122,9 @@ void weights_module_made(const char *cls, int n_buffers, const char *const *buff
         if (k < 0) {
             add(missing, sizeof missing, "%s\"%s\"%s", missing[0] ? ", " : "", order[i], "");
         } else if (!size_equal(shape(sd->tensors[k]), size[i])) {
-            char have[96], want[96];
-            size_format(shape(sd->tensors[k]), have, sizeof have);
-            size_format(size[i], want, sizeof want);
+            char have[128], want[128];
+            torch_size(shape(sd->tensors[k]), have, sizeof have);
+            torch_size(size[i], want, sizeof want);
             char line[400];
             snprintf(line, sizeof line, "%ssize mismatch for %s: copying a param with shape %s from checkpoint, ",
                      sizes[0] ? " " : "", order[i], have);
