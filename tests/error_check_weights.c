@@ -69,11 +69,13 @@ static int weights_cases_of(Chapter *ch, const char *dir, const char *tsv, int p
 }
 
 static int weights_dump_cases(Chapter *ch, const char *good_pth) {
-    char pth[4400], soft[4400];
-    path_in(pth, sizeof pth, "model.pth");
+    char rel[4400], pth[PATH_MAX], soft[4400];
+    path_in(rel, sizeof rel, "model.pth");
     path_in(soft, sizeof soft, "link_to_model.pth");
-    copy_file(good_pth, pth);
+    copy_file(good_pth, rel);
     if (symlink("model.pth", soft) != 0) die_setup("a symbolic link", soft);
+    // Absolute: the runs below start in the scratch directory (for "./model.pth").
+    if (!realpath(rel, pth)) die_setup("an absolute path", rel);
     struct {
         const char *kase, *target;
     } t[] = {
@@ -100,7 +102,7 @@ static int weights_dump_cases(Chapter *ch, const char *good_pth) {
         finish(t[i].kase, ch->name, &v);
     }
     unlink(soft);
-    unlink(pth);
+    unlink(rel);
     return n;
 }
 
