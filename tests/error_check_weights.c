@@ -76,12 +76,14 @@ static int weights_dump_cases(Chapter *ch, const char *good_pth) {
     if (symlink("model.pth", soft) != 0) die_setup("a symbolic link", soft);
     // Absolute: the runs below start in the scratch directory (for "./model.pth").
     if (!realpath(rel, pth)) die_setup("an absolute path", rel);
+    char soft_abs[PATH_MAX + 32];
+    snprintf(soft_abs, sizeof soft_abs, "%.*s/link_to_model.pth", (int)(strrchr(pth, '/') - pth), pth);
     struct {
         const char *kase, *target;
     } t[] = {
         {"dump_onto_the_weights", pth},
         {"dump_onto_the_weights_through_dot", "./model.pth"},
-        {"dump_onto_a_symlink_to_the_weights", soft},
+        {"dump_onto_a_symlink_to_the_weights", soft_abs},
     };
     const char *inputs[] = {pth, NULL};
     const char *keep[] = {"model.pth", "link_to_model.pth", NULL};
