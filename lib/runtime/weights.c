@@ -50,8 +50,10 @@ void weights_module_begin(const char *name) {
     w.at = -1;
     w.n_keys = 0;
     if (w.n_made < MAX_MODULES) snprintf(w.made[w.n_made++], sizeof w.made[0], "%s", name);
-    for (int i = 0; i < w.n && w.at < 0; i++)
-        if (!w.file[i].module[0] && (!strcmp(w.file[i].name, name) || !w.file[i].name[0])) w.at = i;
+    // The file named for it, else the plain --weights FILE if no module has taken it yet.
+    for (int pass = 0; pass < 2 && w.at < 0; pass++)
+        for (int i = 0; i < w.n && w.at < 0; i++)
+            if (!w.file[i].module[0] && (pass == 0 ? !strcmp(w.file[i].name, name) : !w.file[i].name[0])) w.at = i;
     if (w.at >= 0) snprintf(w.file[w.at].module, sizeof w.file[0].module, "%s", name);
 }
 
