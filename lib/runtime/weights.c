@@ -93,7 +93,8 @@ static void torch_size(Size s, char *buf, size_t len) {
     if (at > 0 && (size_t)at < len) snprintf(buf + at, len - (size_t)at, "])");
 }
 
-void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length) {
+void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
+                         Tensor *held) {
     if (w.at < 0) return;
     const char *path = w.file[w.at].path;
     const PthStateDict *sd = &w.file[w.at].sd;
@@ -144,9 +145,14 @@ void weights_module_made(const char *cls, int n_buffers, const char *const *buff
             missing[0] ? " Missing key(s) in state_dict: " : "", missing, missing[0] ? "." : "",
             unexpected[0] ? " Unexpected key(s) in state_dict: " : "", unexpected, unexpected[0] ? "." : "",
             sizes[0] ? " " : "", sizes);
-    // The buffers: litattn makes the causal mask itself.
+    // The buffers: held whole, they take the file's values (buffer.copy_(...));
+    // else litattn makes the causal mask itself, and it must be that one.
     for (int b = 0; b < n_buffers; b++) {
         Tensor m = sd->tensors[find(sd, buffer_keys[b])];
+        if (held) {
+            memcpy(held[b].data, m.data, (size_t)numel(m) * sizeof(float));
+            continue;
+        }
         for (long i = 0; i < context_length; i++)
             for (long j = 0; j < context_length; j++)
                 if (m.data[i * context_length + j] != (j > i ? 1.0f : 0.0f))

@@ -15,9 +15,10 @@
 // names the file, exit 1: the keys missing from the file, the keys the module
 // does not have, each shape (torch's words and order). The file's dtypes
 // are float32 (pth.h refuses any other). A causal mask buffer ("mask",
-// "heads.0.mask") must be the one the module makes, triu(ones(context_length,
-// context_length), diagonal=1): litattn makes the mask itself, and says so
-// in that line when the file's differs.
+// "heads.0.mask") of a module that makes its mask as forward() needs it must
+// be that mask, triu(ones(context_length, context_length), diagonal=1), and
+// the line says so when the file's differs; a module that holds its mask as
+// a buffer (understanding-buffers.ipynb's) takes the file's values.
 #ifndef LITATTN_WEIGHTS_H
 #define LITATTN_WEIGHTS_H
 
@@ -37,8 +38,12 @@ void weights_module_begin(const char *name);
 void weights_fill(const char *name, Tensor t);
 // The module is made: its class (for the message) and its buffers, each a
 // causal mask of side context_length under the key buffer_keys[i]
-// ("mask", "heads.0.mask"). The strict check; a refusal ends the run.
-void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length);
+// ("mask", "heads.0.mask"). The strict check; a refusal ends the run. held:
+// NULL for modules that make their mask as forward() needs it (the file's
+// must then be triu(ones, 1)); else each buffer's tensor, held whole, which
+// the file's values replace (understanding-buffers' CausalAttentionWithBuffer).
+void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
+                         Tensor *held);
 
 // chapter_end: a --weights NAME=FILE whose NAME the chapter never made is refused.
 void weights_end(void);
