@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
     int context_length = dim(batch, 1);
     int d_in = dim(inputs, 1);
     int d_out = setting_int("d_out", 2);
-    CausalAttention ca_without_buffer = causal_attention("ca_without_buffer", d_in, d_out, context_length, 0.0, false);
-    causal_attention_hold_mask(&ca_without_buffer, MASK_ATTRIBUTE);  // self.mask = torch.triu(...)
+    CausalAttention ca_without_buffer =  // self.mask = torch.triu(...)
+        causal_attention_holding("ca_without_buffer", d_in, d_out, context_length, 0.0, false, MASK_ATTRIBUTE);
     torch_set_grad_enabled(false);  // with torch.no_grad():
     Tensor context_vecs = causal_attention_forward(&ca_without_buffer, batch);
     torch_set_grad_enabled(true);
@@ -78,8 +78,8 @@ int main(int argc, char **argv) {
     BufIn(9, "import torch");
 
     BufIn(10, "ca_with_buffer = CausalAttentionWithBuffer(d_in, d_out, context_length, 0.0)");
-    CausalAttention ca_with_buffer = causal_attention("ca_with_buffer", d_in, d_out, context_length, 0.0, false);
-    causal_attention_hold_mask(&ca_with_buffer, MASK_BUFFER);  // self.register_buffer("mask", torch.triu(...))
+    CausalAttention ca_with_buffer =  // self.register_buffer("mask", torch.triu(...))
+        causal_attention_holding("ca_with_buffer", d_in, d_out, context_length, 0.0, false, MASK_BUFFER);
     print_note("# on cuda: W_query.device: cuda:0, mask.device: cuda:0 (the buffer moved with the module)");
     print("W_query.device:", device_of(ca_with_buffer.W_query.weight));
     print("mask.device:", device_of(ca_with_buffer.mask));
@@ -109,14 +109,15 @@ int main(int argc, char **argv) {
     print(ca_with_buffer.mask);
     keep("ca_with_buffer.mask", ca_with_buffer.mask);
 
-    // torch.save(state_dict, "model.pth") then torch.load("model.pth"): here
-    // the state_dict's tensors are copied in memory, key by key, as the file
-    // hands them back, and no file is written.
+    // torch.save(state_dict, "model.pth") then torch.load("model.pth"): a
+    // real file, written and read as torch does (lib/runtime/checkpoint.h),
+    // in a temporary directory of its own rather than the working directory.
     BufIn(15, "torch.save(ca_with_buffer.state_dict(), \"model.pth\")");
     StateDict state = causal_attention_state_dict(&ca_with_buffer);
-    StateDict loaded = state_dict_clone(&state);
-    CausalAttention new_ca_with_buffer = causal_attention("new_ca_with_buffer", d_in, d_out, context_length, 0.0, false);
-    causal_attention_hold_mask(&new_ca_with_buffer, MASK_BUFFER);
+    torch_save(&state, "model.pth");
+    CausalAttention new_ca_with_buffer =
+        causal_attention_holding("new_ca_with_buffer", d_in, d_out, context_length, 0.0, false, MASK_BUFFER);
+    StateDict loaded = torch_load("model.pth");
     causal_attention_load_state_dict(&new_ca_with_buffer, &loaded, "CausalAttentionWithBuffer");
     print(new_ca_with_buffer.mask);  // the 2s came back with the state_dict
     keep("new_ca_with_buffer.mask", new_ca_with_buffer.mask);
@@ -124,11 +125,11 @@ int main(int argc, char **argv) {
     BufIn(16, "ca_without_buffer.mask[ca_without_buffer.mask == 1.] = 2.");
     torch_masked_fill_(&ca_without_buffer.mask, torch_eq_scalar(ca_without_buffer.mask, 1.0), 2.0f);
     keep("ca_without_buffer.mask", ca_without_buffer.mask);
-    state = causal_attention_state_dict(&ca_without_buffer);  // torch.save(...); torch.load(...), as above
-    loaded = state_dict_clone(&state);
+    state = causal_attention_state_dict(&ca_without_buffer);
+    torch_save(&state, "model.pth");  // torch.save(ca_without_buffer.state_dict(), "model.pth")
     CausalAttention new_ca_without_buffer =
-        causal_attention("new_ca_without_buffer", d_in, d_out, context_length, 0.0, false);
-    causal_attention_hold_mask(&new_ca_without_buffer, MASK_ATTRIBUTE);
+        causal_attention_holding("new_ca_without_buffer", d_in, d_out, context_length, 0.0, false, MASK_ATTRIBUTE);
+    loaded = torch_load("model.pth");
     causal_attention_load_state_dict(&new_ca_without_buffer, &loaded, "CausalAttentionWithoutBuffers");
     print(new_ca_without_buffer.mask);  // its own fresh mask: the 2s were never in the state_dict
     keep("new_ca_without_buffer.mask", new_ca_without_buffer.mask);

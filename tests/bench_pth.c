@@ -10,10 +10,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s FILE.pth\n", argv[0]);
         return 2;
     }
-    StateDict sd = pth_read(argv[1]);
+    PthStateDict sd = pth_read(argv[1]);
     long long n = 0;
     for (int i = 0; i < sd.n; i++) n += numel(sd.tensors[i]);
     printf("%d tensors, %lld floats\n", sd.n, n);
-    state_dict_free(&sd);
+    pth_state_dict_free(&sd);
     return 0;
 }

@@ -1,7 +1,8 @@
 // error_check: bad input is an answer, never a crash, a hang or lost data.
 //
 //   error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap "CMD ARG..."] [--cpu-limit S]
-//               [--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] CHAPTER_DIR CATALOGUE
+//               [--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] [--fixtures-dir DIR]
+//               CHAPTER_DIR CATALOGUE
 //
 // CATALOGUE is the catalogue.tsv that tools/make_malformed writes: one broken
 // fixture per line (case, chapter, path, extra arguments, what the error
@@ -28,6 +29,9 @@
 // stderr; so the check can fail both ways. A case attr_KIND:NAME runs only
 // if the chapter refused attr_probe:NAME (the attribute with a value of
 // another type): a chapter that accepts it does not read NAME at all.
+//
+// With --fixtures-dir, the --weights cases (error_check_weights.c): bad
+// checkpoints and --dump onto the .pth, on the chapter of CausalAttention.
 //
 // The process-level cases (process_cases below) run the chapter with --dump
 // onto its own fixture however named, onto files that are no regular
@@ -117,6 +121,7 @@ typedef struct {
 
 static struct {
     const char *chapter_dir, *only_chapter;
+    const char *fixtures_dir;  // --fixtures-dir: the source tree's fixtures/ (error_check_weights.c)
     const char *vocab;  // --vocab: GPT-2's vocabulary, for the cases of a chapter that reads a text
     int full;  // --full or LITATTN_TESTS=full: every case, not the selection
     // chapters.txt (--table): each chapter and whether it draws, in table order
@@ -807,12 +812,13 @@ static void check_command_line(const CommandLine *cl, Chapter *ch) {
 }
 
 #include "error_check_process.c"
+#include "error_check_weights.c"
 
 // --- main ----------------------------------------------------------------------
 
 static void usage(void) {
     fprintf(stderr, "usage: error_check [--full | --table CHAPTERS_TXT] [--list] [--wrap \"CMD ARG...\"] [--cpu-limit S] "
-                    "[--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] CHAPTER_DIR CATALOGUE\n");
+                    "[--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] [--fixtures-dir DIR] CHAPTER_DIR CATALOGUE\n");
     exit(2);
 }
 
@@ -853,6 +859,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--cpu-limit") && i + 1 < argc) g.cpu_limit = atof(argv[++i]);
         else if (!strcmp(argv[i], "--chapter") && i + 1 < argc) g.only_chapter = argv[++i];
         else if (!strcmp(argv[i], "--vocab") && i + 1 < argc) g.vocab = argv[++i];
+        else if (!strcmp(argv[i], "--fixtures-dir") && i + 1 < argc) g.fixtures_dir = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc && g.n_only < 64) g.only[g.n_only++] = argv[++i];
         else usage();
     }
@@ -910,6 +917,7 @@ int main(int argc, char **argv) {
     int process = 0;
     for (int c = 0; c < g.n_chapters; c++) process += process_cases(&g.chapters[c]);
     for (int c = 0; c < g.n_chapters; c++) process += text_cases(&g.chapters[c]);
+    for (int c = 0; c < g.n_chapters; c++) process += weights_cases(&g.chapters[c]);
 
     if (goods != g.n_chapters) {
         printf("FAIL the catalogue has %d good cases for %d chapters\n", goods, g.n_chapters);

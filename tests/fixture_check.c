@@ -1,10 +1,11 @@
 // fixture_check: runs a chapter on a fixture with --dump and compares every
 // tensor the chapter computed with the one PyTorch computed, bit for bit.
 //
-//   fixture_check [--from-seed] [--threads N] [--full] CHAPTER FIXTURE [GROUP]
+//   fixture_check [--from-seed] [--threads N] [--full] [--arg ARG]... CHAPTER FIXTURE [GROUP]
 //   fixture_check --sweep CHAPTER_DIR [--from-seed] [--threads N] [--full] SWEEP_FILE
 //
-// The chapter runs with --threads N (1 if not given); with --full (or
+// --arg ARG passes ARG on to the chapter (at most 8: the weights suite's
+// --weights FILE.pth). The chapter runs with --threads N (1 if not given); with --full (or
 // LITATTN_TESTS=full) once with --threads 1 and once with --threads 2, each
 // run's dump compared in full: the bits must not depend on the threads.
 //
@@ -44,6 +45,8 @@
 
 typedef struct {
     int from_seed;
+    const char *extra[8];  // --arg ARG: more arguments for the chapter (the weights suite's --weights FILE)
+    int n_extra;
     int threads[2], n_threads;  // the chapter runs once per count (--threads; with --full, 1 and 2)
 } Options;
 
@@ -289,6 +292,7 @@ static int check_at(const Options *opt, int threads, const char *chapter, const 
     if (group) argv[n++] = "--group", argv[n++] = (char *)group;
     argv[n++] = "--dump", argv[n++] = dump;
     argv[n++] = "--threads", argv[n++] = threads_arg;
+    for (int i = 0; i < opt->n_extra; i++) argv[n++] = (char *)opt->extra[i];
     SeedArgs seeds;
     // A sweep group of a chapter that draws nothing (§3.3) has nothing to
     // seed: its run is the fixture's, and bitexact checks it again.
@@ -462,7 +466,7 @@ static void check_group(const char *name, const char *role, void *ctx) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: fixture_check [--from-seed] [--threads N] [--full] CHAPTER FIXTURE [GROUP]\n"
+    fprintf(stderr, "usage: fixture_check [--from-seed] [--threads N] [--full] [--arg ARG]... CHAPTER FIXTURE [GROUP]\n"
                     "       fixture_check --sweep CHAPTER_DIR [--from-seed] [--threads N] [--full] SWEEP_FILE\n");
     exit(2);
 }
@@ -484,6 +488,7 @@ int main(int argc, char **argv) {
             threads = (int)t;
         }
         else if (!strcmp(argv[i], "--sweep") && i + 1 < argc) sweep_dir = argv[++i];
+        else if (!strcmp(argv[i], "--arg") && i + 1 < argc && opt.n_extra < 8) opt.extra[opt.n_extra++] = argv[++i];
         else usage();
     }
     // The default run at --threads N (1 if not given); the full run at 1 and 2 threads.

@@ -23,7 +23,7 @@ static void failf(const char *name, const char *msg, const char *detail) {
 }
 
 // Compares sd with NAME.txt (keys, ranks, sizes) and NAME.bin (the values).
-static int compare(const char *dir, const char *name, const StateDict *sd, const char *what) {
+static int compare(const char *dir, const char *name, const PthStateDict *sd, const char *what) {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s.txt", dir, name);
     FILE *txt = fopen(p, "r");
@@ -94,7 +94,7 @@ static int compare(const char *dir, const char *name, const StateDict *sd, const
 static void good(const char *dir, const char *name) {
     char p[4096], err[PTH_ERR_LEN];
     snprintf(p, sizeof p, "%s/%s.pth", dir, name);
-    StateDict sd;
+    PthStateDict sd;
     if (!pth_load(p, &sd, err, sizeof err)) {
         failf(name, "refused", err);
         return;
@@ -105,11 +105,11 @@ static void good(const char *dir, const char *name) {
     int fd = mkstemp(out);
     if (fd < 0) {
         failf(name, "cannot make a temporary file", NULL);
-        state_dict_free(&sd);
+        pth_state_dict_free(&sd);
         return;
     }
     close(fd);
-    StateDict again;
+    PthStateDict again;
     if (!pth_save(out, &sd, err, sizeof err)) {
         failf(name, "write", err);
         ok = 0;
@@ -118,22 +118,22 @@ static void good(const char *dir, const char *name) {
         ok = 0;
     } else {
         ok = compare(dir, name, &again, "written and read again") && ok;
-        state_dict_free(&again);
+        pth_state_dict_free(&again);
     }
     unlink(out);
     int sd_n = sd.n;
-    state_dict_free(&sd);
+    pth_state_dict_free(&sd);
     if (ok) printf("ok   %s: %d tensors bit for bit, written and read again\n", name, sd_n);
 }
 
 static void bad(const char *dir, const char *name, const char *words) {
     char p[4096], err[PTH_ERR_LEN];
     snprintf(p, sizeof p, "%s/%s.pth", dir, name);
-    StateDict sd;
+    PthStateDict sd;
     memset(err, 0, sizeof err);
     if (pth_load(p, &sd, err, sizeof err)) {
         failf(name, "accepted", "expected a refusal");
-        state_dict_free(&sd);
+        pth_state_dict_free(&sd);
         return;
     }
     if (sd.n != 0 || sd.keys || sd.tensors) failf(name, "a refusal left a state_dict behind", NULL);
@@ -162,7 +162,7 @@ static void large(void) {
     Tensor t = tensor_empty(SIZE(1024, 1024));
     for (long i = 0; i < numel(t); i++) t.data[i] = (float)i * 0.5f - 1000.0f;
     char *key = "w";
-    StateDict sd = {.n = 1, .keys = &key, .tensors = &t}, back;
+    PthStateDict sd = {.n = 1, .keys = &key, .tensors = &t}, back;
     if (!pth_save(out, &sd, err, sizeof err)) {
         failf(name, "write", err);
     } else if (!pth_load(out, &back, err, sizeof err)) {
@@ -173,7 +173,7 @@ static void large(void) {
             failf(name, "read back", "another key, shape or bits");
         else
             printf("ok   %s: written and read back bit for bit\n", name);
-        state_dict_free(&back);
+        pth_state_dict_free(&back);
         // One bit flipped in the middle of the data.
         FILE *f = fopen(out, "r+b");
         unsigned char c = 0;
@@ -185,7 +185,7 @@ static void large(void) {
             f = NULL;
             if (pth_load(out, &back, err, sizeof err)) {
                 failf(name, "a flipped bit accepted", NULL);
-                state_dict_free(&back);
+                pth_state_dict_free(&back);
             } else if (!strstr(err, "CRC-32")) {
                 failf(name, "a flipped bit refused without naming the CRC-32", err);
             } else {
@@ -199,9 +199,9 @@ static void large(void) {
 
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--copy") == 0) {
-        StateDict sd = pth_read(argv[2]);
+        PthStateDict sd = pth_read(argv[2]);
         pth_write(argv[3], &sd);
-        state_dict_free(&sd);
+        pth_state_dict_free(&sd);
         return 0;
     }
     if (argc != 2) {

@@ -292,14 +292,14 @@ static void reader_close(Reader *r) {
     r->n_entries = 0;
 }
 
-void state_dict_free(StateDict *sd) {
+void pth_state_dict_free(PthStateDict *sd) {
     for (int i = 0; i < sd->n; i++) {
         free(sd->keys[i]);
         if (sd->tensors[i].data) tensor_free(sd->tensors[i]);
     }
     free(sd->keys);
     free(sd->tensors);
-    *sd = (StateDict){0};
+    *sd = (PthStateDict){0};
 }
 
 // Everything but the storages' bytes: the archive, its records, the pickle,
@@ -384,13 +384,13 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     return 1;
 }
 
-int pth_load(const char *path, StateDict *out, char *err, size_t len) {
-    *out = (StateDict){0};
+int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
+    *out = (PthStateDict){0};
     Reader r = {.path = path, .err = err, .len = len, .fd = -1};
     PickleStateDict pk = {0};
     const Entry **records = NULL;
     int ok = load_checked(&r, &pk, &records);
-    StateDict sd = {0};
+    PthStateDict sd = {0};
     if (ok) {
         sd.keys = xcalloc((size_t)pk.n_tensors + 1, sizeof *sd.keys, "the state_dict's keys");
         sd.tensors = xcalloc((size_t)pk.n_tensors + 1, sizeof *sd.tensors, "the state_dict's tensors");
@@ -435,15 +435,15 @@ int pth_load(const char *path, StateDict *out, char *err, size_t len) {
     torch_pickle_free(&pk);
     reader_close(&r);
     if (!ok) {
-        state_dict_free(&sd);
+        pth_state_dict_free(&sd);
         return 0;
     }
     *out = sd;
     return 1;
 }
 
-StateDict pth_read(const char *path) {
-    StateDict sd;
+PthStateDict pth_read(const char *path) {
+    PthStateDict sd;
     char err[PTH_ERR_LEN];
     if (!pth_load(path, &sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
     return sd;
@@ -487,7 +487,7 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
+int pth_save(const char *path, const PthStateDict *sd, char *err, size_t len) {
     // The archive's folder: the file's base name without its extension, as torch 1.13 names it.
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -576,7 +576,7 @@ int pth_save(const char *path, const StateDict *sd, char *err, size_t len) {
     return 1;
 }
 
-void pth_write(const char *path, const StateDict *sd) {
+void pth_write(const char *path, const PthStateDict *sd) {
     char err[PTH_ERR_LEN];
     if (!pth_save(path, sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
 }

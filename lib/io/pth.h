@@ -42,7 +42,7 @@ typedef struct {
     int n;
     char **keys;
     Tensor *tensors;
-} StateDict;
+} PthStateDict;
 
 // Enough for any message: a path, a key, and what was expected and found.
 #define PTH_ERR_LEN 8192
@@ -52,18 +52,18 @@ typedef struct {
 
 // Reads path into out (tensors from the pool, keys malloc'd). 1 on success;
 // else 0, one line in err, and nothing made (out empty).
-int pth_load(const char *path, StateDict *out, char *err, size_t len);
+int pth_load(const char *path, PthStateDict *out, char *err, size_t len);
 // Writes sd as torch 1.13's torch.save writes an OrderedDict of contiguous
 // float32 tensors (one storage per tensor, records aligned to 64 bytes, the
 // archive named after the file's base name), to a temporary file beside
 // path renamed into place once complete. 1 on success; else 0, one line in
 // err, path untouched and no temporary left.
-int pth_save(const char *path, const StateDict *sd, char *err, size_t len);
+int pth_save(const char *path, const PthStateDict *sd, char *err, size_t len);
 // Frees the keys and arrays, and gives back the tensors pth_load made.
-void state_dict_free(StateDict *sd);
+void pth_state_dict_free(PthStateDict *sd);
 
 // The same, ending the program with one line (die, exit 1) on failure.
-StateDict pth_read(const char *path);
-void pth_write(const char *path, const StateDict *sd);
+PthStateDict pth_read(const char *path);
+void pth_write(const char *path, const PthStateDict *sd);
 
 #endif

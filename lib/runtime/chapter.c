@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
@@ -37,7 +38,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     char err[FIXTURE_ERR_LEN];
     const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0) | (spec->sizes ? CLI_SIZES : 0);
     if (cli_parse(argc, argv, allow, &ch.opt, err, sizeof err) != CLI_OK) {
-        char usage[256];
+        char usage[384];
         cli_usage(usage, sizeof usage, spec->name, allow);
         die(EXIT_USAGE, "%s (%s)", err, usage);
     }
@@ -72,13 +73,15 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     if (!ch.fixture) die(EXIT_BAD_INPUT, "%s", err);
     error_set_input(fixture_path(ch.fixture));
     check_chapter_attribute();
+    // --weights: every file read whole and checked now, before anything is
+    // printed or written (weights.h).
+    weights_begin(&ch.opt);
     if (ch.opt.dump) {
         // No output may be an input. The fixture is read into memory, not
         // held open: the dump refuses the file it came from by device and
         // inode, however it is named (one built in is no file). Every other
         // file the run reads is refused by device and inode and by its
-        // resolved path: one line each in `reads` (a new input, e.g.
-        // --weights FILE, is one line more).
+        // resolved path: one line each in `reads`, and each --weights file.
         const struct {
             const char *path, *what;
         } reads[] = {
@@ -86,13 +89,14 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
             {ch.opt.vocab, "the vocabulary (--vocab)"},
         };
         enum { N_READS = sizeof reads / sizeof *reads };
-        static DumpInput inputs[1 + N_READS];
+        static DumpInput inputs[1 + N_READS + CLI_MAX_WEIGHTS];
         int n = 0;
         inputs[n] = (DumpInput){.what = "the fixture"};
         fixture_file_id(ch.fixture, &inputs[n].dev, &inputs[n].ino);
         n++;
         for (int i = 0; i < N_READS; i++)
             if (reads[i].path) dump_input_of(reads[i].path, reads[i].what, &inputs[n++]);
+        for (int i = 0; i < weights_count(); i++) dump_input_of(weights_path(i), "a state_dict (--weights)", &inputs[n++]);
         ch.dump = dump_create(ch.opt.dump, inputs, n);
     }
     // What the cells read, draw and keep: handed down, once.
@@ -105,10 +109,12 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
 }
 
 int chapter_end(void) {
+    weights_end();  // a --weights NAME=FILE for a module never made
     // stdout first: if the printed cells cannot be written, the run failed,
     // and a --dump must not replace what was there (die() removes it).
     output_end();
     dump_close(ch.dump);
+    checkpoint_cleanup();  // the chapter's model.pth, if it wrote one
     loader_end();
     fixture_close(ch.fixture);
     tensor_release_all();

@@ -18,7 +18,10 @@
 #ifndef LITATTN_CHAPTER_H
 #define LITATTN_CHAPTER_H
 
+#include <stdio.h>
+
 #include "causal_attention.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "draws.h"
 #include "grads.h"
@@ -36,6 +39,7 @@
 #include "self_attention.h"
 #include "state_dict.h"
 #include "tensor.h"
+#include "weights.h"
 
 typedef struct {
     const char *name;     // the executable, and the fixture's `chapter` attribute
@@ -91,25 +95,77 @@ void setup_cell(const char *label, const char *code);
 // else read from the fixture: draws_source(), draws.h), and their forward()
 // keeps its locals for --dump (keep_recorder(), keep.h). The modules
 // themselves (lib/nn/) take both as arguments and know nothing of a chapter.
-#define self_attention_v1(name, d_in, d_out) self_attention_v1_new(draws_source(), keep_recorder(), name, d_in, d_out)
+// With --weights (weights.h) a module's parameters then come from a
+// state_dict file: weights_module_begin before it is made, weights_made_*
+// after, which checks the file as load_state_dict(strict=True) does.
+static inline SelfAttentionV1 weights_made_sa_v1(SelfAttentionV1 m) {
+    weights_module_made("SelfAttention_v1", 0, NULL, 0, NULL);
+    return m;
+}
+static inline SelfAttentionV2 weights_made_sa_v2(SelfAttentionV2 m) {
+    weights_module_made("SelfAttention_v2", 0, NULL, 0, NULL);
+    return m;
+}
+static inline CausalAttention weights_made_ca(CausalAttention m) {
+    static const char *const mask[] = {"mask"};  // register_buffer('mask', ...)
+    weights_module_made("CausalAttention", 1, mask, m.context_length, NULL);
+    return m;
+}
+static inline MultiHeadAttention weights_made_mha(MultiHeadAttention m) {
+    static const char *const mask[] = {"mask"};
+    weights_module_made("MultiHeadAttention", 1, mask, m.context_length, NULL);
+    return m;
+}
+static inline MultiHeadAttentionWrapper weights_made_wrapper(MultiHeadAttentionWrapper m) {
+    static char keys[MAX_HEADS][32];  // heads.0.mask, ...: each head's own buffer
+    static const char *masks[MAX_HEADS];
+    for (int i = 0; i < m.num_heads; i++) snprintf(keys[i], sizeof keys[i], "heads.%d.mask", i), masks[i] = keys[i];
+    weights_module_made("MultiHeadAttentionWrapper", m.num_heads, masks, m.num_heads ? m.heads[0].context_length : 0,
+                        NULL);
+    return m;
+}
+// understanding-buffers.ipynb's two classes: CausalAttention holding its mask
+// whole, as a plain attribute (CausalAttentionWithoutBuffers: not in its
+// state_dict) or a registered buffer (CausalAttentionWithBuffer: "mask", which
+// load_state_dict copies in).
+static inline CausalAttention weights_made_ca_holding(CausalAttention m, MaskKind kind) {
+    static const char *const mask[] = {"mask"};
+    causal_attention_hold_mask(&m, kind);
+    if (kind == MASK_BUFFER) weights_module_made("CausalAttentionWithBuffer", 1, mask, m.context_length, &m.mask);
+    else weights_module_made("CausalAttentionWithoutBuffers", 0, NULL, 0, NULL);
+    return m;
+}
+#define causal_attention_holding(name, d_in, d_out, context_length, dropout, qkv_bias, kind)                    \
+    (weights_module_begin(name),                                                                               \
+     weights_made_ca_holding(causal_attention_new(draws_source(), keep_recorder(), name, d_in, d_out,            \
+                                                  context_length, dropout, qkv_bias), kind))
+#define self_attention_v1(name, d_in, d_out)                                                                  \
+    (weights_module_begin(name),                                                                               \
+     weights_made_sa_v1(self_attention_v1_new(draws_source(), keep_recorder(), name, d_in, d_out)))
 #define self_attention_v2(name, d_in, d_out, qkv_bias)                                                        \
-    self_attention_v2_new(draws_source(), keep_recorder(), name, d_in, d_out, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_sa_v2(self_attention_v2_new(draws_source(), keep_recorder(), name, d_in, d_out, qkv_bias)))
 #define causal_attention(name, d_in, d_out, context_length, dropout, qkv_bias)                                \
-    causal_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, qkv_bias)
+    (weights_module_begin(name), weights_made_ca(causal_attention_new(draws_source(), keep_recorder(), name, d_in, \
+                                                                      d_out, context_length, dropout, qkv_bias)))
 #define multihead_attention_wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)          \
-    multihead_attention_wrapper_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout, \
-                                    num_heads, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_wrapper(multihead_attention_wrapper_new(draws_source(), keep_recorder(), name, d_in, d_out,   \
+                                                          context_length, dropout, num_heads, qkv_bias)))
 #define multihead_attention(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                  \
-    multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, dropout,       \
-                            num_heads, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_mha(multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, \
+                                              dropout, num_heads, qkv_bias)))
 #define nn_dropout(name, p) dropout_new(draws_source(), name, p)  // torch.nn.Dropout(p)
 // multihead-attention.ipynb's classes: nn.Embedding(num, dim), and its
 // MultiHeadAttentionWrapper, which ends with an out_proj.
 #define nn_embedding(name, num_embeddings, embedding_dim)                                                     \
     embedding_new(draws_source(), name, num_embeddings, embedding_dim)
 #define multihead_attention_wrapper_out_proj(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)   \
-    multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, \
-                                             dropout, num_heads, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_wrapper(multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), name, d_in,  \
+                                                                   d_out, context_length, dropout, num_heads,   \
+                                                                   qkv_bias)))
 
 // mha-implementations.ipynb's classes, named as the notebook names them, made
 // to run as torch runs them (their (T, T) tensors made: materialise.h). Their

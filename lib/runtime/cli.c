@@ -2,6 +2,7 @@
 // each option at most once (--seed once per SITE; --help may repeat).
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +13,13 @@
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
     snprintf(buf, len, "usage: %s [--fixture NAME|PATH [--group NAME]]%s [--dump PATH]%s%s [--threads N] [--help]",
-             name, allow_seed & CLI_TEXT ? " [--text FILE] [--vocab FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "",
+             name, allow_seed & CLI_TEXT ? " [--text FILE] [--vocab FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K] [--weights [NAME=]FILE.pth]..." : "",
              allow_seed & CLI_SIZES ? " [--context-len N] [--batch-size B]" : "");
 }
 
 void cli_help(char *buf, size_t len, const char *name, const char *about, const char *book_variant,
               const char *variants, const char *places, int allow_seed) {
-    char usage[256];
+    char usage[384];
     cli_usage(usage, sizeof usage, name, allow_seed);
     int n = snprintf(buf, len,
                      "%s\n\n%s\n\n"
@@ -62,6 +63,13 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                  "                  SITE.seed attribute, e.g. exercise_3_1)\n"
                  "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
                  "                  notebook cells did (at most 10^9)\n");
+    if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n,
+                 "  --weights FILE.pth       the chapter's first module (sa_v1, sa_v2, ca, mha) takes its\n"
+                 "                  parameters and buffers from the state_dict torch.save wrote to FILE.pth,\n"
+                 "                  checked as load_state_dict(strict=True) checks it\n"
+                 "  --weights NAME=FILE.pth  the same for the module named NAME (as its tensors are named\n"
+                 "                  in --dump: exercise_3_1.sa_v1, ...); repeatable\n");
     if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "\nExit status: 0 done; 1 bad input (a file or a value: the line names it); 2 usage;\n"
@@ -145,6 +153,41 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
     return 1;
 }
 
+// --weights FILE or --weights NAME=FILE: NAME is a module's name, dotted
+// identifiers ("exercise_3_1.sa_v1"); a value whose part before '=' is not
+// one is a FILE (a path may hold '=').
+static int parse_weights(Options *opt, const char *value, char *err, size_t len) {
+    if (opt->n_weights == CLI_MAX_WEIGHTS) {
+        snprintf(err, len, "--weights: at most %d files", CLI_MAX_WEIGHTS);
+        return 0;
+    }
+    const char *eq = strchr(value, '=');
+    size_t name_len = 0;
+    if (eq && eq > value && (size_t)(eq - value) < sizeof opt->weights[0].name) {
+        int ident = 1;
+        for (const char *c = value; c < eq && ident; c++)
+            ident = isalpha((unsigned char)*c) || *c == '_' ||
+                    (c > value && c[-1] != '.' && (isdigit((unsigned char)*c) || *c == '.'));
+        if (ident && eq[-1] != '.') name_len = (size_t)(eq - value);
+    }
+    const char *path = name_len ? eq + 1 : value;
+    if (!*path) {
+        snprintf(err, len, "--weights %.*s= needs a file", (int)name_len, value);
+        return 0;
+    }
+    for (int i = 0; i < opt->n_weights; i++)
+        if (strlen(opt->weights[i].name) == name_len && !strncmp(opt->weights[i].name, value, name_len)) {
+            if (name_len) snprintf(err, len, "--weights %.*s= given twice", (int)name_len, value);
+            else snprintf(err, len, "--weights FILE given twice (name the module: --weights NAME=FILE)");
+            return 0;
+        }
+    memcpy(opt->weights[opt->n_weights].name, value, name_len);
+    opt->weights[opt->n_weights].name[name_len] = '\0';
+    opt->weights[opt->n_weights].path = path;
+    opt->n_weights++;
+    return 1;
+}
+
 static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
     memset(opt, 0, sizeof *opt);
     opt->threads = 1;
@@ -163,7 +206,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             opt->help = 1;
             continue;
         }
-        const char *seed_text = NULL;
+        const char *seed_text = NULL, *weights_text = NULL;
         if (n == 9 && !strncmp(arg, "--fixture", n)) slot = &opt->fixture, name = "--fixture";
         else if (n == 7 && !strncmp(arg, "--group", n)) slot = &opt->group, name = "--group";
         else if (n == 6 && !strncmp(arg, "--dump", n)) slot = &opt->dump, name = "--dump";
@@ -183,6 +226,12 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             return CLI_USAGE;
         } else if (n == 6 && !strncmp(arg, "--seed", n) && (allow_seed & CLI_SEEDS)) slot = &seed_text, name = "--seed";
         else if (n == 6 && !strncmp(arg, "--skip", n) && (allow_seed & CLI_SEEDS)) slot = &skip_text, name = "--skip";
+        else if (n == 9 && !strncmp(arg, "--weights", n) && (allow_seed & CLI_SEEDS))
+            slot = &weights_text, name = "--weights";
+        else if (n == 9 && !strncmp(arg, "--weights", n)) {
+            snprintf(err, len, "--weights: this chapter makes no module");
+            return CLI_USAGE;
+        }
         else if (n == 6 && (!strncmp(arg, "--seed", n) || !strncmp(arg, "--skip", n))) {
             snprintf(err, len, "%.*s: this chapter draws nothing at random", (int)n, arg);
             return CLI_USAGE;
@@ -204,6 +253,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
         }
         *slot = value;
         if (slot == &seed_text && !parse_seed(opt, value, err, len)) return CLI_USAGE;
+        if (slot == &weights_text && !parse_weights(opt, value, err, len)) return CLI_USAGE;
     }
     if (skip_text) {
         if (!parse_count(skip_text, CLI_MAX_SKIP, &opt->skip)) {

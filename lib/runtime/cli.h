@@ -8,6 +8,7 @@
 #define CLI_MAX_SEEDS 8
 #define CLI_MAX_SKIP 1000000000LL  // --skip's largest count: 10^9 draws
 #define CLI_MAX_THREADS 64
+#define CLI_MAX_WEIGHTS 8
 
 typedef struct {
     const char *fixture;  // --fixture NAME or PATH (locate.h); NULL: the book's variant
@@ -24,6 +25,14 @@ typedef struct {
         uint64_t value;     // N as PyTorch's manual_seed takes it (negative N is 2^64 + N)
     } seeds[CLI_MAX_SEEDS];
     int n_seeds;
+    // --weights FILE.pth (the chapter's first module) and --weights NAME=FILE.pth
+    // (the module the chapter names NAME: "sa_v2", "exercise_3_1.sa_v1");
+    // lib/runtime/weights.h.
+    struct {
+        char name[48];      // "" for the plain --weights FILE
+        const char *path;
+    } weights[CLI_MAX_WEIGHTS];
+    int n_weights;
     long long skip;       // --skip K: draws discarded after the first seeding (the continuing stream)
     int context_len;      // --context-len N (CLI_SIZES): tokens per input; 0 when not given
     int batch_size;       // --batch-size B (CLI_SIZES): inputs per batch; 0 when not given

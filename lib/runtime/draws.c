@@ -11,6 +11,7 @@
 #include "normal.h"
 #include "print.h"
 #include "torch_generator.h"
+#include "weights.h"
 
 static struct {
     const Options *opt;    // the command line's seeds and --skip
@@ -119,6 +120,13 @@ TorchGenerator *default_generator(const char *what) {
 }
 
 
+// A draw is kept for --dump as the run uses it: a parameter that --weights
+// loads, as the file has it (weights.h).
+static void keep_drawn(const char *name, const char *role, Tensor t) {
+    if (!strcmp(role, "weight")) weights_fill(name, t);
+    keep_as(name, role, t);
+}
+
 // Fixture mode: the dataset PyTorch drew, if the fixture holds it whole (a
 // tensor too large to commit is there only as a digest: then NULL).
 static int read_drawn(const char *name, Tensor t, const char *role) {
@@ -133,7 +141,7 @@ static int read_drawn(const char *name, Tensor t, const char *role) {
     Tensor got;
     if (!fixture_read(fx, name, shape(t), &got, err)) die(EXIT_BAD_INPUT, "%s", err);
     memcpy(t.data, got.data, (size_t)numel(t) * sizeof(float));
-    keep_as(name, role, t);
+    keep_drawn(name, role, t);
     return 1;
 }
 
@@ -145,7 +153,7 @@ static void skip_draws(long long n) {
 static void fill_rand(const char *name, Tensor t, const char *role) {
     need_seed(name);
     if (read_drawn(name, t, role)) skip_draws(numel(t));
-    else rand_fill(t.data, numel(t), &dr.rng), keep_as(name, role, t);
+    else rand_fill(t.data, numel(t), &dr.rng), keep_drawn(name, role, t);
 }
 
 Tensor draw_rand(const char *name, Size s, const char *role) {
@@ -163,7 +171,7 @@ static void source_normal_(void *ctx, const char *name, Tensor t, double mean, d
     // generator as torch's did. A table too large to commit is not in the
     // fixture: then the drawn values stand.
     normal_fill(t.data, numel(t), mean, std, &dr.gen);
-    if (!read_drawn(name, t, "weight")) keep_as(name, "weight", t);
+    if (!read_drawn(name, t, "weight")) keep_drawn(name, "weight", t);
 }
 
 Tensor draw_randn(const char *name, Size s, const char *role) {
@@ -171,7 +179,7 @@ Tensor draw_randn(const char *name, Size s, const char *role) {
     Tensor t = tensor_empty(s);
     // Drawn here even when read (a tensor too large to commit is not in the fixture).
     normal_fill(t.data, numel(t), 0.0, 1.0, &dr.gen);
-    if (!read_drawn(name, t, role)) keep_as(name, role, t);
+    if (!read_drawn(name, t, role)) keep_drawn(name, role, t);
     return t;
 }
 
@@ -186,7 +194,7 @@ static void source_uniform_(void *ctx, const char *name, Tensor t, double from, 
     (void)ctx;
     need_seed(name);
     if (read_drawn(name, t, "weight")) skip_draws(numel(t));
-    else uniform_fill(t.data, numel(t), from, to, &dr.rng), keep_as(name, "weight", t);
+    else uniform_fill(t.data, numel(t), from, to, &dr.rng), keep_drawn(name, "weight", t);
 }
 
 static void source_dropout_noise(void *ctx, const char *name, Tensor noise, double p) {
@@ -197,7 +205,7 @@ static void source_dropout_noise(void *ctx, const char *name, Tensor noise, doub
     const double keep_p = 1.0 - p;
     // Drawn here even when read: that moves the generator past the draws.
     fast_dropout_noise(noise.data, numel(noise), keep_p, &dr.gen);
-    if (!read_drawn(name, noise, "random")) keep_as(name, "random", noise);
+    if (!read_drawn(name, noise, "random")) keep_drawn(name, "random", noise);
 }
 
 const ParamSource *draws_source(void) {

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size && fwrite(data, 1, size, f) != size) broken("scratch file", "short write");
     fclose(f);
 
-    StateDict sd;
+    PthStateDict sd;
     memset(err, 0, sizeof err);
     if (!pth_load(scratch, &sd, err, sizeof err)) {
         check_err("pth_load", err, sizeof err, scratch);
@@ -88,11 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // that the fuzzer's time goes to the readers.
     static unsigned accepted;
     if (accepted++ % 16) {
-        state_dict_free(&sd);
+        pth_state_dict_free(&sd);
         tensor_release_all();
         return 0;
     }
-    StateDict again;
+    PthStateDict again;
     if (!pth_save(copy, &sd, err, sizeof err)) broken("pth_save", err);
     if (!pth_load(copy, &again, err, sizeof err)) broken("pth_load of pth_save's file", err);
     if (again.n != sd.n) broken("round trip", "another number of tensors");
@@ -102,8 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         long n = numel(sd.tensors[i]);
         if (n && memcmp(again.tensors[i].data, sd.tensors[i].data, (size_t)n * 4) != 0) broken("round trip", "other bits");
     }
-    state_dict_free(&again);
-    state_dict_free(&sd);
+    pth_state_dict_free(&again);
+    pth_state_dict_free(&sd);
     tensor_release_all();
     return 0;
 }

@@ -1,0 +1,25 @@
+// checkpoint.h: torch.save(module.state_dict(), "model.pth") and
+// torch.load("model.pth") as a chapter runs them: a real file, written by
+// io/pth.h's writer (the zip archive torch 1.13 writes) and read back by its
+// reader, so the chapter's state_dict makes the round trip the notebook's does.
+//
+// A chapter leaves nothing in the working directory: the file named in the
+// notebook ("model.pth") is made in a fresh directory of its own,
+// mkdtemp("$TMPDIR/litattn.XXXXXX") ($TMPDIR unset or empty: /tmp), made on
+// the first save, and removed, the file with it, at chapter_end and when the
+// run ends early (die(), a closed pipe: error_on_cleanup). The first save
+// prints one note line saying so.
+#ifndef LITATTN_CHECKPOINT_H
+#define LITATTN_CHECKPOINT_H
+
+#include "state_dict.h"
+
+// torch.save(sd, name): name a plain file name ("model.pth").
+void torch_save(const StateDict *sd, const char *name);
+// torch.load(name): the state_dict the last torch_save of that name wrote,
+// read back from the file (its keys and order, each tensor bit for bit).
+StateDict torch_load(const char *name);
+// Removes the file and the directory (chapter_end; also registered for an early end).
+void checkpoint_cleanup(void);
+
+#endif

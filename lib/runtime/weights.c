@@ -1,0 +1,182 @@
+// weights.c: see weights.h.
+#include "weights.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "pth.h"
+#include "print.h"
+
+#define MAX_KEYS 400    // a module's parameters (the wrapper: 64 heads of 6, and out_proj)
+#define MAX_MODULES 32  // modules one chapter makes, for the message naming them
+
+static struct {
+    int n;
+    struct {
+        const char *name;  // "" for the plain --weights FILE
+        const char *path;
+        PthStateDict sd;
+        char module[64];   // the module it went to, once made ("" until then)
+    } file[CLI_MAX_WEIGHTS];
+    // The module being made.
+    char module[64];
+    int at;                // its file, or -1
+    int n_keys;
+    struct {
+        char key[96];
+        Size size;
+    } keys[MAX_KEYS];      // its parameters in the order it made them
+    // Every module made, for weights_end's message.
+    char made[MAX_MODULES][64];
+    int n_made;
+} w = {.at = -1};
+
+void weights_begin(const Options *opt) {
+    char err[PTH_ERR_LEN];
+    for (int i = 0; i < opt->n_weights; i++) {
+        w.file[i].name = opt->weights[i].name;
+        w.file[i].path = opt->weights[i].path;
+        if (!pth_load(w.file[i].path, &w.file[i].sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
+        w.n = i + 1;
+    }
+}
+
+int weights_count(void) { return w.n; }
+const char *weights_path(int i) { return w.file[i].path; }
+
+void weights_module_begin(const char *name) {
+    snprintf(w.module, sizeof w.module, "%s", name);
+    w.at = -1;
+    w.n_keys = 0;
+    if (w.n_made < MAX_MODULES) snprintf(w.made[w.n_made++], sizeof w.made[0], "%s", name);
+    // The file named for it, else the plain --weights FILE if no module has taken it yet.
+    for (int pass = 0; pass < 2 && w.at < 0; pass++)
+        for (int i = 0; i < w.n && w.at < 0; i++)
+            if (!w.file[i].module[0] && (pass == 0 ? !strcmp(w.file[i].name, name) : !w.file[i].name[0])) w.at = i;
+    if (w.at >= 0) snprintf(w.file[w.at].module, sizeof w.file[0].module, "%s", name);
+}
+
+static int find(const PthStateDict *sd, const char *key) {
+    for (int i = 0; i < sd->n; i++)
+        if (!strcmp(sd->keys[i], key)) return i;
+    return -1;
+}
+
+void weights_fill(const char *name, Tensor t) {
+    if (w.at < 0) return;
+    size_t len = strlen(w.module);
+    if (strncmp(name, w.module, len) != 0 || name[len] != '.') return;  // not this module's
+    const char *key = name + len + 1;
+    if (w.n_keys == MAX_KEYS) die(EXIT_BAD_INPUT, "%s: more than %d parameters", w.module, MAX_KEYS);
+    snprintf(w.keys[w.n_keys].key, sizeof w.keys[0].key, "%s", key);
+    w.keys[w.n_keys++].size = shape(t);
+    const PthStateDict *sd = &w.file[w.at].sd;
+    int k = find(sd, key);
+    // param.copy_(input_param): the same floats. A key missing, or another
+    // shape, is refused when the module is made (weights_module_made).
+    if (k >= 0 && size_equal(shape(sd->tensors[k]), shape(t)))
+        memcpy(t.data, sd->tensors[k].data, (size_t)numel(t) * sizeof(float));
+}
+
+// Appends to msg as far as it goes (the line is cut, never overrun).
+static void add(char *msg, size_t len, const char *fmt, const char *a, const char *b, const char *c) {
+    size_t at = strlen(msg);
+    if (at + 1 < len) snprintf(msg + at, len - at, fmt, a, b, c);
+}
+
+// A shape as torch's message prints it: torch.Size([2, 3]).
+static void torch_size(Size s, char *buf, size_t len) {
+    int at = snprintf(buf, len, "torch.Size([");
+    for (int i = 0; i < s.ndim && at > 0 && (size_t)at < len; i++)
+        at += snprintf(buf + at, len - (size_t)at, "%s%lld", i ? ", " : "", (long long)s.dims[i]);
+    if (at > 0 && (size_t)at < len) snprintf(buf + at, len - (size_t)at, "])");
+}
+
+void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
+                         Tensor *held) {
+    if (w.at < 0) return;
+    const char *path = w.file[w.at].path;
+    const PthStateDict *sd = &w.file[w.at].sd;
+    // The module's state_dict() order: a module's own buffers before its
+    // submodules' parameters, so each buffer goes before the first parameter
+    // of the module that holds it ("heads.0.mask" before "heads.0.W_query.weight").
+    const char *order[MAX_KEYS * 2];
+    Size size[MAX_KEYS * 2];
+    int n = 0, placed[MAX_KEYS] = {0};
+    const Size square = SIZE(context_length, context_length);
+    for (int i = 0; i <= w.n_keys; i++) {
+        for (int b = 0; b < n_buffers; b++) {
+            if (placed[b]) continue;
+            size_t prefix = strlen(buffer_keys[b]) - strlen("mask");
+            if (i == w.n_keys || !strncmp(w.keys[i].key, buffer_keys[b], prefix)) {
+                order[n] = buffer_keys[b], size[n++] = square;
+                placed[b] = 1;
+            }
+        }
+        if (i < w.n_keys) order[n] = w.keys[i].key, size[n++] = w.keys[i].size;
+    }
+    // torch: "Error(s) in loading state_dict for CLASS:" then the missing
+    // keys, the unexpected keys, each size mismatch (its lines joined here).
+    static char missing[PTH_ERR_LEN], unexpected[PTH_ERR_LEN], sizes[PTH_ERR_LEN];
+    missing[0] = unexpected[0] = sizes[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int k = find(sd, order[i]);
+        if (k < 0) {
+            add(missing, sizeof missing, "%s\"%s\"%s", missing[0] ? ", " : "", order[i], "");
+        } else if (!size_equal(shape(sd->tensors[k]), size[i])) {
+            char have[128], want[128];
+            torch_size(shape(sd->tensors[k]), have, sizeof have);
+            torch_size(size[i], want, sizeof want);
+            char line[400];
+            snprintf(line, sizeof line, "%ssize mismatch for %s: copying a param with shape %s from checkpoint, ",
+                     sizes[0] ? " " : "", order[i], have);
+            add(sizes, sizeof sizes, "%s%s%s", line, "the shape in current model is ", want);
+            add(sizes, sizeof sizes, "%s%s%s", ".", "", "");
+        }
+    }
+    for (int k = 0; k < sd->n; k++) {
+        int known = 0;
+        for (int i = 0; i < n && !known; i++) known = !strcmp(order[i], sd->keys[k]);
+        if (!known) add(unexpected, sizeof unexpected, "%s\"%s\"%s", unexpected[0] ? ", " : "", sd->keys[k], "");
+    }
+    if (missing[0] || unexpected[0] || sizes[0])
+        die(EXIT_BAD_INPUT, "%s: Error(s) in loading state_dict for %s:%s%s%s%s%s%s%s%s", path, cls,
+            missing[0] ? " Missing key(s) in state_dict: " : "", missing, missing[0] ? "." : "",
+            unexpected[0] ? " Unexpected key(s) in state_dict: " : "", unexpected, unexpected[0] ? "." : "",
+            sizes[0] ? " " : "", sizes);
+    // The buffers: held whole, they take the file's values (buffer.copy_(...));
+    // else litattn makes the causal mask itself, and it must be that one.
+    for (int b = 0; b < n_buffers; b++) {
+        Tensor m = sd->tensors[find(sd, buffer_keys[b])];
+        if (held) {
+            memcpy(held[b].data, m.data, (size_t)numel(m) * sizeof(float));
+            continue;
+        }
+        for (long i = 0; i < context_length; i++)
+            for (long j = 0; j < context_length; j++)
+                if (m.data[i * context_length + j] != (j > i ? 1.0f : 0.0f))
+                    die(EXIT_BAD_INPUT, "%s: '%s': expected the causal mask the module makes, "
+                        "triu(ones(%d, %d), diagonal=1), found %g at [%ld, %ld]", path, buffer_keys[b],
+                        context_length, context_length, (double)m.data[i * context_length + j], i, j);
+    }
+    char note[600];
+    snprintf(note, sizeof note, "%s.load_state_dict(torch.load(\"%s\")): its parameters from that file", w.module,
+             path);
+    print_note("#", note);
+    w.at = -1;
+}
+
+void weights_end(void) {
+    for (int i = 0; i < w.n; i++) {
+        if (w.file[i].module[0]) continue;
+        char made[MAX_MODULES * 66] = "";
+        for (int m = 0; m < w.n_made; m++) add(made, sizeof made, "%s%s%s", m ? ", " : "", w.made[m], "");
+        if (w.file[i].name[0])
+            die(EXIT_USAGE, "--weights %s=%s: this chapter makes no module %s (it makes: %s)", w.file[i].name,
+                w.file[i].path, w.file[i].name, w.n_made ? made : "none that --weights loads");
+        die(EXIT_USAGE, "--weights %s: this chapter makes no module that --weights loads", w.file[i].path);
+    }
+    for (int i = 0; i < w.n; i++) pth_state_dict_free(&w.file[i].sd);
+    w.n = 0;
+}

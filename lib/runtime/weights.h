@@ -1,0 +1,51 @@
+// weights.h: --weights FILE.pth, a module's parameters and buffers from a
+// state_dict that torch.save wrote (io/pth.h), as
+// `m.load_state_dict(torch.load("FILE.pth"))` loads them.
+//
+// Part of the run's ParamSource (draws.h): a module is made as the notebook
+// makes it (its parameters drawn, or read from the fixture, so the generator
+// moves as torch's does), then each parameter the file holds replaces the
+// drawn one before anything reads or keeps it. The modules themselves
+// (lib/nn/) know nothing of it.
+//
+// Which module: --weights NAME=FILE for the module the chapter names NAME
+// (the name its tensors have in --dump: "sa_v2", "ca", "mha",
+// "exercise_3_1.sa_v1"), --weights FILE for the first module the chapter
+// makes. Checked as load_state_dict(strict=True) checks, in one line that
+// names the file, exit 1: the keys missing from the file, the keys the module
+// does not have, each shape (torch's words and order). The file's dtypes
+// are float32 (pth.h refuses any other). A causal mask buffer ("mask",
+// "heads.0.mask") of a module that makes its mask as forward() needs it must
+// be that mask, triu(ones(context_length, context_length), diagonal=1), and
+// the line says so when the file's differs; a module that holds its mask as
+// a buffer (understanding-buffers.ipynb's) takes the file's values.
+#ifndef LITATTN_WEIGHTS_H
+#define LITATTN_WEIGHTS_H
+
+#include "cli.h"
+#include "tensor.h"
+
+// chapter_start: reads every --weights file (one line and exit 1 on a bad one).
+void weights_begin(const Options *opt);
+// How many files, and the i-th one's path (for --dump's refusal of its inputs).
+int weights_count(void);
+const char *weights_path(int i);
+
+// A module named `name` is being made: its parameters come next.
+void weights_module_begin(const char *name);
+// The parameter `name` ("ca.W_query.weight") was drawn into t: the file's
+// value replaces it, if a file is for this module and holds it at t's shape.
+void weights_fill(const char *name, Tensor t);
+// The module is made: its class (for the message) and its buffers, each a
+// causal mask of side context_length under the key buffer_keys[i]
+// ("mask", "heads.0.mask"). The strict check; a refusal ends the run. held:
+// NULL for modules that make their mask as forward() needs it (the file's
+// must then be triu(ones, 1)); else each buffer's tensor, held whole, which
+// the file's values replace (understanding-buffers' CausalAttentionWithBuffer).
+void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
+                         Tensor *held);
+
+// chapter_end: a --weights NAME=FILE whose NAME the chapter never made is refused.
+void weights_end(void);
+
+#endif
