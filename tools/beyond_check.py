@@ -36,11 +36,15 @@ import re
 import subprocess
 import sys
 
-import torch
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
+
+from reference_blas import use_reference_blas  # noqa: E402  (the fixtures' BLAS)
+
+use_reference_blas()
+
+import torch  # noqa: E402
 
 import chapters as chapter_table  # noqa: E402  (tools/chapters.py)
 from export import variants  # noqa: E402

@@ -54,17 +54,12 @@ import sys
 
 sys.dont_write_bytecode = True  # loading the exporter must not litter tools/ with __pycache__
 
-# The fixtures are the reference BLAS's bits. Debian chooses which
-# libblas.so.3 (and liblapack.so.3) a process loads with update-alternatives,
-# and installing OpenBLAS (libopenblas0-pthread, for the benchmarks) makes it
-# the default: the export then loads the reference BLAS by its own directory,
-# whatever the alternatives say (the process starts again with that first on
-# LD_LIBRARY_PATH, before torch is imported).
-REFERENCE_BLAS = [d for d in ("/usr/lib/x86_64-linux-gnu/blas", "/usr/lib/x86_64-linux-gnu/lapack")
-                  if os.path.isdir(d)]
-if REFERENCE_BLAS and not os.environ.get("LD_LIBRARY_PATH", "").startswith(":".join(REFERENCE_BLAS)):
-    path = ":".join(REFERENCE_BLAS + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p])
-    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, LD_LIBRARY_PATH=path))
+# The fixtures are the reference BLAS's bits, whatever Debian's alternatives
+# say (tools/reference_blas.py): the process starts again with it first.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_blas import use_reference_blas  # noqa: E402
+
+use_reference_blas()
 
 from export.cli import main  # noqa: E402  (tools/export/: the exporter, one module per part)
 

@@ -28,12 +28,11 @@ import tempfile
 
 sys.dont_write_bytecode = True
 TOOLS = os.path.dirname(os.path.abspath(__file__))
-# The reference BLAS, as tools/export_fixtures.py loads it (its comment says why).
-REFERENCE_BLAS = [d for d in ("/usr/lib/x86_64-linux-gnu/blas", "/usr/lib/x86_64-linux-gnu/lapack")
-                  if os.path.isdir(d)]
-if REFERENCE_BLAS and not os.environ.get("LD_LIBRARY_PATH", "").startswith(":".join(REFERENCE_BLAS)):
-    path = ":".join(REFERENCE_BLAS + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p])
-    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, LD_LIBRARY_PATH=path))
+# The reference BLAS, whatever Debian's alternatives say (tools/reference_blas.py).
+sys.path.insert(0, TOOLS)
+from reference_blas import use_reference_blas  # noqa: E402
+
+use_reference_blas()
 
 try:
     import torch
