@@ -18,11 +18,13 @@ That text must equal the C's block after the cell's marker, line by line.
 A cell whose text is not Python (a remark on what the C does) has nothing
 to run: one line says so. Each chapter runs on the first variant that
 chapters/chapters.txt lists (the book's); the bonus notebook, whose book
-variant is (8, 1024, 768), on `small`, and on `book` too with --full or
-LITATTN_TESTS=full. Two chapters run with the full selection only (FULL_ONLY:
+variant is (8, 1024, 768), on `small` (the same cells' text on the same
+classes), and on `book` too with --notebook-size (by hand: its export runs six
+classes forward and backward at that size on the reference BLAS, longer than
+a test's limit). Two chapters run with the full selection only (FULL_ONLY:
 their export costs seconds of torch); the default run says so.
 
-usage: /usr/bin/python3 tools/beyond_check.py BUILD/chapters FIXTURES_DIR [--full] [chapter ...]
+usage: /usr/bin/python3 tools/beyond_check.py BUILD/chapters FIXTURES_DIR [--full] [--notebook-size] [chapter ...]
 One line per cell, "ok" or "FAIL" (with the first line that differs);
 exit 1 if any cell fails or a chapter's cells and the export's disagree in
 number, 2 on usage.
@@ -152,7 +154,8 @@ class LiteralRun(Run):
 
 def main(argv):
     full = os.environ.get("LITATTN_TESTS") == "full" or "--full" in argv
-    args = [a for a in argv if a != "--full"]
+    notebook_size = "--notebook-size" in argv
+    args = [a for a in argv if a not in ("--full", "--notebook-size")]
     if len(args) < 2:
         print(__doc__.split("\n\n")[-2], file=sys.stderr)
         return 2
@@ -164,7 +167,7 @@ def main(argv):
             continue
         runs = [c.variants[0]]
         if c.program == "ch03_bonus_mha_implementations":
-            runs = ["small"] + (["book"] if full else [])
+            runs = ["small"] + (["book"] if notebook_size else [])
         if c.program in FULL_ONLY and not full:
             print(f"--   {c.program}: with the full selection only ({FULL_ONLY[c.program]})")
             continue
