@@ -564,7 +564,7 @@ static void group_cases(const Chapter *ch) {
     f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     MUST(f);
     MUST(H5Ocopy(in, "/", f, "cfg", H5P_DEFAULT, H5P_DEFAULT));
-    char link[128];
+    char link[4 + 256];
     snprintf(link, sizeof link, "cfg/%s", first_read(ch));
     MUST(H5Ldelete(f, link, H5P_DEFAULT));
     MUST(H5Fclose(f));
