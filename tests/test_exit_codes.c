@@ -89,7 +89,14 @@ static int run_self(const char *self, const char *fail, const char *count, char 
         else unsetenv("LITATTN_FAIL_ALLOC");
         if (count) setenv("LITATTN_ALLOC_COUNT", count, 1);
         else unsetenv("LITATTN_ALLOC_COUNT");
-        execl(self, "test_exit_codes", "--seam", (char *)NULL);
+        // In a cross build under qemu-user, through meson's exe_wrapper
+        // (LITATTN_EXE_WRAPPER, tests/harness.h): an emulated program cannot
+        // exec another one for its machine by itself.
+        const char *wrapper = getenv("LITATTN_EXE_WRAPPER");
+        if (wrapper && *wrapper)
+            execl("/bin/sh", "sh", "-c", "exec $LITATTN_EXE_WRAPPER \"$0\" --seam", self, (char *)NULL);
+        else
+            execl(self, "test_exit_codes", "--seam", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);

@@ -35,6 +35,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -62,9 +63,14 @@ FULL_ONLY = {
 MARKER = re.compile(r"^>>> (.*?): (.*)$")
 
 
+
+# A cross build's C programs run through its exe_wrapper (qemu-user), which
+# meson's test setups pass as LITATTN_EXE_WRAPPER (tests/meson.build); empty here.
+WRAPPER = shlex.split(os.environ.get("LITATTN_EXE_WRAPPER", ""))
+
 def c_cells(program, fixture):
     """[(code, block lines)] of the chapter's Beyond cells, in order."""
-    out = subprocess.run([program, "--fixture", fixture], capture_output=True, text=True, check=False)
+    out = subprocess.run(WRAPPER + [program, "--fixture", fixture], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"beyond_check: {program} --fixture {fixture} exited {out.returncode}: {out.stderr.strip()}")
     cells, current = [], None

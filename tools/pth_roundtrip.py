@@ -16,6 +16,7 @@ file's base name), each record's data at a multiple of 64 bytes. Exit 77
 import collections
 import io
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,11 @@ names = [line.split("\t")[1].strip() for line in open(os.path.join(cases_dir, "c
 failures = 0
 
 
+
+# A cross build's C programs run through its exe_wrapper (qemu-user), which
+# meson's test setups pass as LITATTN_EXE_WRAPPER (tests/meson.build); empty here.
+WRAPPER = shlex.split(os.environ.get("LITATTN_EXE_WRAPPER", ""))
+
 def fail(name, msg):
     global failures
     failures += 1
@@ -47,7 +53,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for name in names:
         src = os.path.join(cases_dir, name + ".pth")
         out = os.path.join(tmp, name + ".pth")
-        r = subprocess.run([exe, "--copy", src, out], capture_output=True, text=True)
+        r = subprocess.run(WRAPPER + [exe, "--copy", src, out], capture_output=True, text=True)
         if r.returncode != 0:
             fail(name, "the C could not copy it: " + r.stderr.strip())
             continue
