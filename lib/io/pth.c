@@ -214,7 +214,7 @@ static int read_record(Reader *r, const Entry *e, void *buf) {
 }
 
 // A small text record (version, byteorder) without its trailing newline.
-static int read_text(Reader *r, const Entry *e, char *out, size_t n) {
+static int read_record_text(Reader *r, const Entry *e, char *out, size_t n) {
     if (!check_sizes(r, e, -1, (long long)n - 1)) return 0;
     memset(out, 0, n);
     if (!read_record(r, e, out)) return 0;
@@ -319,14 +319,14 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     if (!version) version = find(r, ".data/version");
     if (!version) return failf(r, "expected a record %sversion (torch.save writes one), found none", r->prefix);
     char text[16];
-    if (!read_text(r, version, text, sizeof text)) return 0;
+    if (!read_record_text(r, version, text, sizeof text)) return 0;
     char *end;
     long v = strtol(text, &end, 10);
     if (end == text || *end || v < 1 || v > 10)
         return failf(r, "%s: expected a format version from 1 to 10 (torch.save writes 3), found '%s'", version->name, text);
     const Entry *bo = find(r, "byteorder");
     if (bo) {
-        if (!read_text(r, bo, text, sizeof text)) return 0;
+        if (!read_record_text(r, bo, text, sizeof text)) return 0;
         if (strcmp(text, "little") != 0)
             return failf(r, "%s: expected 'little' (this reader's byte order), found '%s'", bo->name, text);
     }
