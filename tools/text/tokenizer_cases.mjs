@@ -58,8 +58,9 @@ const wsPattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^${WS}\\p{L}\\
 const wsEnc = new Tiktoken({ ...gpt2, pat_str: wsPattern });
 const JS_ONLY_SPACE = /[\u0085\uFEFF]/u;
 
-// The code points UnicodeData.txt assigns (its <..., First>/<..., Last> pairs expanded).
-const assigned = new Uint8Array(0x110000);
+// Each code point's General_Category from UnicodeData.txt (its <..., First>/
+// <..., Last> pairs expanded; "Cn" where it assigns none).
+const category = new Array(0x110000).fill("Cn");
 {
   let first = -1;
   for (const line of fs.readFileSync(UCD, "utf8").split("\n")) {
@@ -67,15 +68,16 @@ const assigned = new Uint8Array(0x110000);
     if (f.length < 3) continue;
     const cp = parseInt(f[0], 16);
     if (f[1].endsWith(", First>")) { first = cp; continue; }
-    if (f[1].endsWith(", Last>")) { assigned.fill(1, first, cp + 1); continue; }
-    assigned[cp] = 1;
+    if (f[1].endsWith(", Last>")) { category.fill(f[2], first, cp + 1); continue; }
+    category[cp] = f[2];
   }
 }
+const isAssigned = (cp) => category[cp] !== "Cn";
 // Unassigned in every Unicode version: the noncharacters (U+FDD0..U+FDEF and
 // the last two of every plane) and planes 4 to 13, which no version allots.
 const alwaysUnassigned = (cp) => (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe
   || (cp >= 0x40000 && cp <= 0xdffff);
-const usable = (cp) => !(cp >= 0xd800 && cp <= 0xdfff) && (assigned[cp] === 1 || alwaysUnassigned(cp));
+const usable = (cp) => !(cp >= 0xd800 && cp <= 0xdfff) && (isAssigned(cp) || alwaysUnassigned(cp));
 
 // mulberry32: a small seeded generator, uniform in [0, 1).
 function rng(seed) {
@@ -241,18 +243,6 @@ const BLOCKS = [];
 for (const line of fs.readFileSync(path.join(path.dirname(UCD), "Blocks.txt"), "utf8").split("\n")) {
   const m = /^([0-9A-F]+)\.\.([0-9A-F]+); (.+)$/.exec(line.trim());
   if (m) BLOCKS.push([parseInt(m[1], 16), parseInt(m[2], 16), m[3]]);
-}
-const category = new Array(0x110000).fill("Cn");
-{
-  let first = -1;
-  for (const line of fs.readFileSync(UCD, "utf8").split("\n")) {
-    const f = line.split(";");
-    if (f.length < 3) continue;
-    const cp = parseInt(f[0], 16);
-    if (f[1].endsWith(", First>")) { first = cp; continue; }
-    if (f[1].endsWith(", Last>")) { category.fill(f[2], first, cp + 1); continue; }
-    category[cp] = f[2];
-  }
 }
 const JS_LETTER = /^\p{L}$/u, JS_NUMBER = /^\p{N}$/u;
 const sameClass = (cp) => {
