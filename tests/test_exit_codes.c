@@ -27,6 +27,20 @@ static void check(int ok, const char *what) {
     if (!ok) failures++;
 }
 
+// The child's stderr (read from fds[0], up to len - 1 bytes, NUL-terminated)
+// and its exit code (128 + the signal that ended it).
+static int collect_child(pid_t pid, int fds[2], char *err, size_t len) {
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = read(fds[0], err + n, len - 1 - n)) > 0) n += (size_t)r;
+    err[n] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 // Runs fn in a child with stderr into a pipe: its exit status and stderr.
 static int in_child(void (*fn)(void), char *err, size_t len) {
     int fds[2];
@@ -40,15 +54,7 @@ static int in_child(void (*fn)(void), char *err, size_t len) {
         fn();
         _exit(0);
     }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < len && (r = read(fds[0], err + n, len - 1 - n)) > 0) n += (size_t)r;
-    err[n] = '\0';
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return collect_child(pid, fds, err, len);
 }
 
 static void call_oom(void) { die_oom(42, "a test's buffer"); }
@@ -99,15 +105,7 @@ static int run_self(const char *self, const char *fail, const char *count, char 
             execl(self, "test_exit_codes", "--seam", (char *)NULL);
         _exit(127);
     }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < len && (r = read(fds[0], err + n, len - 1 - n)) > 0) n += (size_t)r;
-    err[n] = '\0';
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return collect_child(pid, fds, err, len);
 }
 
 int main(int argc, char **argv) {
