@@ -146,16 +146,21 @@ def check_installed(args, table, ref, checks, tmp):
     bindir = os.path.join(root, args.bindir)
     datadir = os.path.join(root, args.datadir)
     docdir = os.path.join(root, args.docdir)
+    def runs_as_built(chapter, variants, large):
+        """The installed chapter, from cwd /, prints what the build tree's does."""
+        exe = os.path.join(bindir, chapter)
+        book, named = selection(chapter, variants, large)
+        if book:
+            same_run(checks, f'installed {chapter}, cwd /, no option (the book variant {book})', [exe],
+                     ref.variant(chapter, book))
+        if named:
+            same_run(checks, f'installed {chapter}, cwd /, --fixture {named[0]}', [exe, '--fixture', named[0]],
+                     ref.variant(chapter, named[1]))
+        return exe
+
     if args.large:
         for chapter, variants in table:
-            exe = os.path.join(bindir, chapter)
-            book, named = selection(chapter, variants, True)
-            if book:
-                same_run(checks, f'installed {chapter}, cwd /, no option (the book variant {book})', [exe],
-                         ref.variant(chapter, book))
-            if named:
-                same_run(checks, f'installed {chapter}, cwd /, --fixture {named[0]}', [exe, '--fixture', named[0]],
-                         ref.variant(chapter, named[1]))
+            runs_as_built(chapter, variants, True)
         return
     # What the tree holds.
     want = [os.path.join(bindir, c) for c, _ in table]
@@ -166,19 +171,12 @@ def check_installed(args, table, ref, checks, tmp):
     missing = [p[len(dest):] for p in want if not os.path.isfile(p)]
     checks.report(not missing, f'the installed tree: {len(want)} files (chapters, fixtures, gpt2/, docs)',
                   'missing: ' + ', '.join(missing))
-    same = [p for p in want if p.startswith(datadir) and
-            not filecmp.cmp(p, os.path.join(args.fixtures, os.path.relpath(p, datadir)), shallow=False)]
-    checks.report(not same, 'the installed fixtures are the committed ones, byte for byte',
-                  'differ: ' + ', '.join(same))
+    differ = [p for p in want if p.startswith(datadir) and
+              not filecmp.cmp(p, os.path.join(args.fixtures, os.path.relpath(p, datadir)), shallow=False)]
+    checks.report(not differ, 'the installed fixtures are the committed ones, byte for byte',
+                  'differ: ' + ', '.join(differ))
     for chapter, variants in table:
-        exe = os.path.join(bindir, chapter)
-        book, named = selection(chapter, variants, False)
-        if book:
-            same_run(checks, f'installed {chapter}, cwd /, no option (the book variant {book})', [exe],
-                     ref.variant(chapter, book))
-        if named:
-            same_run(checks, f'installed {chapter}, cwd /, --fixture {named[0]}', [exe, '--fixture', named[0]],
-                     ref.variant(chapter, named[1]))
+        exe = runs_as_built(chapter, variants, False)
         # The run reads the installed book fixture: --dump onto it is refused, the file unchanged.
         target = os.path.join(datadir, f'{chapter}.{variants[0]}.h5')
         committed = os.path.join(args.fixtures, f'{chapter}.{variants[0]}.h5')
