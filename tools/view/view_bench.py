@@ -15,7 +15,6 @@ cached by the digest of the JSON and of this file.
 
 import hashlib
 import html
-import io
 import json
 import os
 import shutil
@@ -135,11 +134,7 @@ def describe(report, kind):
 
 
 def _svg(fig):
-    plt = vf.pyplot()
-    out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "litattn tools/view/view_bench.py"})
-    plt.close(fig)
-    return out.getvalue()
+    return vf.svg_of(fig, "tools/view/view_bench.py")
 
 
 CHARTS = (("forward", "Forward, one thread (sections 10 and 11)", lambda r: _bars(r, "forward")),

@@ -27,7 +27,6 @@ chapter prints and that has neither a counterpart nor a reason.
 
 import hashlib
 import html
-import io
 import os
 import re
 import shutil
@@ -261,11 +260,7 @@ def chart_alt(report, kind):
 
 
 def _svg(fig):
-    plt = vf.pyplot()
-    out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "litattn tools/view/view_counterparts.py"})
-    plt.close(fig)
-    return out.getvalue()
+    return vf.svg_of(fig, "tools/view/view_counterparts.py")
 
 
 def draw(report, kind, out_dir, cache_dir, figures):

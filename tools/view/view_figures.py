@@ -146,9 +146,15 @@ def draw(spec):
     bar.ax.tick_params(labelsize=7)
     if spec.get("binary"):
         bar.set_ticks(sorted({vmin, vmax}))
+    return svg_of(fig, "tools/book_view.py")
+
+
+def svg_of(fig, creator):
+    """The figure as SVG text, with no date in it (a rebuild writes the same
+    bytes); closes the figure."""
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "litattn tools/book_view.py"})
-    plt.close(fig)
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": f"litattn {creator}"})
+    pyplot().close(fig)
     return out.getvalue()
 
 
