@@ -216,6 +216,15 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
             struct rlimit r = {(rlim_t)opt->fsize, (rlim_t)opt->fsize};
             if (setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(126);
         }
+#ifdef LITATTN_COVERAGE
+        // A coverage build (b_coverage) adds each run's counters to the .gcda
+        // files at exit. A run under a descriptor, file-size or device limit
+        // would write them cut short (a file-size limit smaller than a .gcda),
+        // and every later run's merge would then fail on that file: such a run
+        // writes none (under a prefix no directory can be made in; gcc's
+        // runtime says so on stderr, which error_check leaves out).
+        if (opt->nofile > 0 || opt->fsize > 0 || opt->pwrite_enospc) setenv("GCOV_PREFIX", "/dev/null/no-counters", 1);
+#endif
         if (opt->no_fork) {
             // LeakSanitizer's check at exit runs in a thread of its own, which
             // the filter forbids: such a run is not checked for leaks (every
