@@ -22,6 +22,11 @@
 #                   suite is compared with PyTorch's fixture, bit for bit.
 #                   (The variants of --setup full, the bonus notebook at its
 #                   own size and gpt2_dropout, are hours of emulation.)
+#            bonus_sizes (unless --all): the bonus notebook's chapter at sizes
+#                   of its own (`bitexact / bonus at other sizes`), every
+#                   implementation forward and backward: minutes of emulated
+#                   CPU time. Its `small` variant runs the same code, in
+#                   `fixtures` and `bitexact`.
 #            regen: PyTorch and node export the fixtures again on the build machine;
 #                   nothing in it runs an arm64 program (the native run has it).
 #            view:  tools/book_view.py runs the chapters from Python, which
@@ -36,7 +41,7 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
-no_suites=(--no-suite full --no-suite gpt2_size)
+no_suites=(--no-suite full --no-suite gpt2_size --no-suite bonus_sizes)
 if [ "${1:-}" = --all ]; then
     no_suites=(--no-suite full)
     shift
