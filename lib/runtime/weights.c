@@ -108,9 +108,10 @@ static void torch_order(const char *const *keys, const Size *sizes, int n_params
                 order[*n] = keys[i], size[(*n)++] = sizes[i];
     // Its submodules, each once, in the order of their first key.
     for (int i = 0; i < n_all; i++) {
+        if (strncmp(keys[i], prefix, len) != 0) continue;  // (a key shorter than prefix among them)
         const char *rest = keys[i] + len;
         const char *dot = strchr(rest, '.');
-        if (strncmp(keys[i], prefix, len) != 0 || !dot) continue;
+        if (!dot) continue;
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
             seen = !strncmp(keys[j], prefix, len) && !strncmp(keys[j] + len, rest, (size_t)(dot - rest) + 1);
