@@ -135,6 +135,10 @@ layouts["tied"] = layouts["rank4"]                       # the same tensor under
 good("layouts", layouts)
 many = collections.OrderedDict(("t%04d" % i, torch.full((2,), float(i))) for i in range(1100))
 good("many", many)  # two SETITEMS batches, LONG_BINPUT past memo 255
+# bool tensors (a mask registered with .bool(): MHAPyTorchClass), read as 0.0
+# and 1.0: one storage, whole and through a transposed view of it
+mask = torch.triu(torch.ones(5, 5), diagonal=1).bool()
+good("bool_mask", collections.OrderedDict([("mask", mask), ("mask_t", mask.t()), ("w", torch.ones(2))]))
 
 # torch 2.x's layout: the records it adds beside those of torch 1.13.
 recs = [(n.replace("linear/", "archive/"), d) for n, d in records(path("linear"))]
@@ -198,6 +202,8 @@ crafted("half", [("w", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,))
         "torch.HalfStorage (float16)")
 crafted("newline_key", [("a\nb", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,)))], {"0": bytes(4)},
         "'a\\x0ab': expected a float32 tensor")  # the key's newline escaped: one line
+crafted("bool_byte", [("mask", Tensor(Storage("0", 3, torch.BoolStorage), 0, (3,), (1,)))], {"0": bytes([1, 0, 2])},
+        "expected bytes 0 or 1, found 2 at element 2")
 torch.save({"w": torch.zeros(2, dtype=torch.float64)}, path("float64"))
 bad("float64", "torch.DoubleStorage (float64)")
 

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 tools/weights_cases.py fixtures/weights
     /usr/bin/python3 tools/weights_cases.py --check fixtures/weights   (regen / weights_cases)
+    /usr/bin/python3 tools/weights_cases.py --check-node fixtures/weights   (regen / weights_cases_node)
 
 For each case, a chapter and one of its modules (by the name its tensors
 have in --dump): the module is made as the notebook makes it, then a
@@ -19,7 +20,10 @@ chapter's first module, MODULE=FILE for another).
 
 Deterministic: torch.save's zip archive (torch 1.13) and the HDF5 files are
 the same bytes every run; --check writes them into a temporary folder and
-compares every file with the committed one (exit 77, SKIP, without torch).
+compares every file with the committed one (exit 77, SKIP, without torch),
+but the data-loading chapter's cases, which need node and js-tiktoken (their
+token ids): --check-node makes and compares those (exit 77, SKIP, saying
+why, without them).
 """
 import filecmp
 import os
@@ -42,21 +46,38 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, TOOLS)
-from export.run import Run  # noqa: E402
+from export.run import Digest, Run  # noqa: E402
 from export.variants import default_inputs, run_chapter  # noqa: E402
 from export.write import new_file, write_fixture  # noqa: E402
 
-# NAME, chapter, module, and whether --weights names it (MODULE=FILE) or not.
-CASES = [
-    ("sa_v1", "ch03_4_2_self_attention_v1", "sa_v1", False),
-    ("sa_v2", "ch03_4_2_self_attention_v2", "sa_v2", False),
-    ("ca", "ch03_5_3_causal_attention", "ca", False),
-    ("wrapper", "ch03_6_1_multihead_wrapper", "mha", False),
-    ("wrapper_exercise_3_2", "ch03_6_1_multihead_wrapper", "exercise_3_2.mha", True),
-    ("mha", "ch03_6_2_multihead_attention", "mha", False),
-]
+# The bonus notebook at a size that keeps each file a few KiB: embed_dim 24
+# in 4 heads (head_dim 6: sqrt(6) is no power of two), 7 tokens, a batch of 2.
+BONUS = "ch03_bonus_mha_implementations"
+BONUS_SIZE = {"batch_size": 2, "context_len": 7, "embed_dim": 24, "num_heads": 4}
+# The data-loading notebook with 8 features (its two nn.Embedding tables stay
+# digests), 2 heads.
+DATA = "ch03_mha_data_loading"
+DATA_SIZE = {"output_dim": 8, "num_heads": 2}
 
-CHECK = len(sys.argv) > 2 and sys.argv[1] == "--check"
+# NAME, chapter, module, whether --weights names it (MODULE=FILE) or not, settings.
+CASES = [
+    ("sa_v1", "ch03_4_2_self_attention_v1", "sa_v1", False, None),
+    ("sa_v2", "ch03_4_2_self_attention_v2", "sa_v2", False, None),
+    ("ca", "ch03_5_3_causal_attention", "ca", False, None),
+    ("wrapper", "ch03_6_1_multihead_wrapper", "mha", False, None),
+    ("wrapper_exercise_3_2", "ch03_6_1_multihead_wrapper", "exercise_3_2.mha", True, None),
+    ("mha", "ch03_6_2_multihead_attention", "mha", False, None),
+    ("data_loading_variant_a", DATA, "variant_a.mha", True, DATA_SIZE),
+    ("data_loading_variant_b", DATA, "variant_b.mha", True, DATA_SIZE),
+] + [(f"bonus_{m}", BONUS, m, True, BONUS_SIZE) for m in (
+    "mha_ch03_wrapper", "mha_ch03", "mha_combined_qkv", "mha_einsum", "mha_pytorch_scaled",
+    "mha_pytorch_sdpa_no_flash", "mha_pytorch_class_default", "mha_pytorch_class_noweights")]
+
+# The cases whose chapter needs node and js-tiktoken (--check-node).
+NODE_CHAPTERS = (DATA,)
+
+CHECK = len(sys.argv) > 2 and sys.argv[1] in ("--check", "--check-node")
+NODE_ONLY = CHECK and sys.argv[1] == "--check-node"
 COMMITTED = sys.argv[2] if CHECK else None
 OUT = tempfile.mkdtemp() if CHECK else (sys.argv[1] if len(sys.argv) > 1 else "fixtures/weights")
 os.makedirs(OUT, exist_ok=True)
@@ -77,7 +98,7 @@ def other_state_dict(m):
     return sd
 
 
-def make(name, chapter, module, named):
+def make(name, chapter, module, named, settings):
     pth = os.path.join(OUT, name + ".pth")
     original = Run.module
     loaded = []
@@ -88,30 +109,46 @@ def make(name, chapter, module, named):
             torch.save(other_state_dict(m), pth)
             m.load_state_dict(torch.load(pth))  # strict
             loaded.append(mname)
+            # A parameter the fixture holds as a digest (the chapter draws it
+            # itself) is the one the run uses: the file's.
+            for key, p in m.named_parameters():
+                if isinstance(run.data[f"{mname}.{key}"][0], Digest):
+                    run.keep(f"{mname}.{key}", p, "weight", digest=True)
         return m
 
     Run.module = module_then_load
     try:
-        run = run_chapter(chapter, default_inputs(chapter))
+        run = run_chapter(chapter, default_inputs(chapter), settings)
     finally:
         Run.module = original
     assert loaded == [module], (name, loaded)
-    arg = f"{module}={name}.pth" if named else f"{name}.pth"
-    command = f"tools/weights_cases.py: {chapter} --weights {arg}"
+    command = f"tools/weights_cases.py: {chapter} --weights {arg_of(name, module, named)}"
     with new_file(os.path.join(OUT, name + ".h5")) as f:
         write_fixture(f, run, "weights", f"no transcript: {chapter} with {module}.load_state_dict(torch.load("
                       f"\"{name}.pth\"))", command)
-    return f"{name} {chapter} {module} {arg}\n"
+
+
+def arg_of(name, module, named):
+    """The chapter's --weights value."""
+    return f"{module}={name}.pth" if named else f"{name}.pth"
 
 
 def bad_cases():
-    """State_dicts that CausalAttention(3, 2, 6, 0.0) refuses, each saved by
-    torch.save as bad_NAME.pth; bad.tsv says what the refusal must say: the
-    words of torch's own load_state_dict error (its lines joined with
-    blanks), or, for a mask other than the module's (torch takes it, litattn
-    makes the mask itself), litattn's."""
+    """State_dicts that a module refuses, each saved by torch.save as
+    bad_NAME.pth; bad.tsv says, for each, the chapter, the module (- for
+    the chapter's first: --weights FILE), the fixture it runs on (- for the
+    chapter's own; else a file of this folder) and what the refusal must
+    say: the words of torch's own load_state_dict error (its lines joined
+    with blanks), or, for a mask other than the module's (torch takes it,
+    litattn makes the mask itself), litattn's. CausalAttention(3, 2, 6, 0.0):
+    a missing key, unexpected keys, a wrong shape, another mask. The bonus
+    notebook's MHAPyTorchClass at the size of its cases above: the state_dict
+    of its nn.MultiheadAttention alone (multihead_attn.state_dict(), keys
+    without the prefix); MHAPyTorchSDPAWithoutFlash: a bool mask other than
+    triu(ones, 1)."""
     import re
     from export.ch03_5 import CausalAttention
+    from export.ch03_bonus import MHAPyTorchClass, MHAPyTorchSDPAWithoutFlash
     torch.manual_seed(7)
     ca = CausalAttention(3, 2, 6, 0.0)
     biased = CausalAttention(3, 2, 6, 0.0, qkv_bias=True)
@@ -123,32 +160,48 @@ def bad_cases():
     wrong_shape["W_query.weight"] = wide.state_dict()["W_query.weight"]
     other_mask = sd.copy()
     other_mask["mask"] = torch.tril(torch.ones(6, 6), diagonal=-1)
+    E, H, T = BONUS_SIZE["embed_dim"], BONUS_SIZE["num_heads"], BONUS_SIZE["context_len"]
+
+    def pytorch_class():
+        return MHAPyTorchClass(d_in=E, d_out=E, num_heads=H, context_length=T, dropout=0.0, qkv_bias=False)
+
+    def sdpa_no_flash():
+        return MHAPyTorchSDPAWithoutFlash(d_in=E, d_out=E, num_heads=H, context_length=T, dropout=0.0,
+                                          qkv_bias=False)
+    bool_mask = sdpa_no_flash().state_dict()
+    assert bool_mask["mask"].dtype == torch.bool
+    bool_mask["mask"] = torch.tril(torch.ones(T, T), diagonal=-1).bool()
+    ch = "ch03_5_3_causal_attention"
+    cases = (
+        ("missing_key", missing, ch, "-", "-", lambda: CausalAttention(3, 2, 6, 0.0)),
+        ("unexpected_key", biased.state_dict(), ch, "-", "-", lambda: CausalAttention(3, 2, 6, 0.0)),
+        ("wrong_shape", wrong_shape, ch, "-", "-", lambda: CausalAttention(3, 2, 6, 0.0)),
+        ("other_mask", other_mask, ch, "-", "-", lambda: CausalAttention(3, 2, 6, 0.0)),
+        ("mha_pytorch_class_inner_keys", pytorch_class().multihead_attn.state_dict(), BONUS,
+         "mha_pytorch_class_default", "bonus_mha_pytorch_class_default.h5", pytorch_class),
+        ("mha_pytorch_sdpa_no_flash_mask", bool_mask, BONUS, "mha_pytorch_sdpa_no_flash",
+         "bonus_mha_pytorch_sdpa_no_flash.h5", sdpa_no_flash),
+    )
     out = []
-    for name, bad in (("missing_key", missing), ("unexpected_key", biased.state_dict()),
-                      ("wrong_shape", wrong_shape), ("other_mask", other_mask)):
+    for name, bad, chapter, module, fixture, make_module in cases:
         torch.save(bad, os.path.join(OUT, f"bad_{name}.pth"))
         try:
-            CausalAttention(3, 2, 6, 0.0).load_state_dict(torch.load(os.path.join(OUT, f"bad_{name}.pth")))
+            make_module().load_state_dict(torch.load(os.path.join(OUT, f"bad_{name}.pth")))
             words = "expected the causal mask the module makes"
-            assert name == "other_mask", name
+            assert name.endswith("mask"), name
         except RuntimeError as e:
             words = re.sub(r"\s*\n\t", " ", str(e)).strip()
-        out.append(f"bad_{name}\t{words}\n")
+        out.append(f"bad_{name}\t{chapter}\t{module}\t{fixture}\t{words}\n")
     with open(os.path.join(OUT, "bad.tsv"), "w") as f:
-        f.write("# tools/weights_cases.py: NAME<tab>WORDS: what ch03_5_3_causal_attention --weights NAME.pth must "
-                "say (tests/error_check_weights.c)\n")
+        f.write("# tools/weights_cases.py: NAME<tab>CHAPTER<tab>MODULE<tab>FIXTURE<tab>WORDS: what CHAPTER "
+                "--weights [MODULE=]NAME.pth [--fixture FIXTURE] must say (tests/error_check_weights.c)\n")
         f.writelines(out)
 
 
-bad_cases()
-lines = [make(*c) for c in CASES]
-with open(os.path.join(OUT, "cases.tsv"), "w") as f:
-    f.write("# NAME CHAPTER MODULE ARG: tools/weights_cases.py (tests/meson.build's `weights` suite)\n")
-    f.writelines(lines)
-
-if CHECK:
-    names = sorted(os.listdir(OUT))
-    committed = sorted(n for n in os.listdir(COMMITTED))
+def check(mine):
+    """Compares the files made (those `mine` says are this check's) with the committed ones."""
+    names = sorted(n for n in os.listdir(OUT) if mine(n))
+    committed = sorted(n for n in os.listdir(COMMITTED) if mine(n))
     bad = [n for n in sorted(set(names) | set(committed))
            if n not in names or n not in committed or not filecmp.cmp(os.path.join(OUT, n), os.path.join(COMMITTED, n),
                                                                         shallow=False)]
@@ -156,4 +209,28 @@ if CHECK:
         print(f"FAIL {n}: not the bytes tools/weights_cases.py makes")
     print(f"{len(names)} files made again, {len(bad)} differ")
     sys.exit(1 if bad else 0)
-print(f"wrote {len(lines)} cases into {OUT}")
+
+
+node_files = {f"{c[0]}.{ext}" for c in CASES if c[1] in NODE_CHAPTERS for ext in ("h5", "pth")}
+if NODE_ONLY:
+    from export.ch03_mha import JsTiktokenMissing
+    try:
+        for c in CASES:
+            if c[1] in NODE_CHAPTERS:
+                make(*c)
+    except JsTiktokenMissing as e:
+        print(f"SKIP: the data-loading chapter's cases need node and js-tiktoken: {e}")
+        sys.exit(77)
+    check(lambda n: n in node_files)
+
+bad_cases()
+for c in CASES:
+    if not CHECK or c[1] not in NODE_CHAPTERS:
+        make(*c)
+with open(os.path.join(OUT, "cases.tsv"), "w") as f:
+    f.write("# NAME CHAPTER MODULE ARG: tools/weights_cases.py (tests/meson.build's `weights` suite)\n")
+    f.writelines(f"{name} {chapter} {module} {arg_of(name, module, named)}\n"
+                 for name, chapter, module, named, _ in CASES)
+if CHECK:
+    check(lambda n: n not in node_files)
+print(f"wrote {len(CASES)} cases into {OUT}")

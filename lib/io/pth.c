@@ -235,6 +235,22 @@ static const char *dtype_of(const char *storage) {
     return "a quantized type";
 }
 
+// Bytes per element: 4 for float32, 1 for bool (the only two read).
+static int64_t element_size(const PickleStorage *s) { return strcmp(s->type, "BoolStorage") == 0 ? 1 : 4; }
+
+// A bool storage's bytes as float32 0.0 and 1.0, in place (buf holds n
+// floats' room, its first n bytes the storage's); a byte other than 0 or 1
+// is refused.
+static int bools_to_floats(Reader *r, const PickleStorage *s, float *buf, int64_t n) {
+    const unsigned char *b = (const unsigned char *)buf;
+    for (int64_t i = 0; i < n; i++)
+        if (b[i] > 1)
+            return failf(r, "storage %s (torch.BoolStorage): expected bytes 0 or 1, found %u at element %lld", s->key,
+                         b[i], (long long)i);
+    for (int64_t i = n - 1; i >= 0; i--) buf[i] = b[i] ? 1.0f : 0.0f;  // from the end: no byte read is overwritten
+    return 1;
+}
+
 static void format_dims(char *buf, size_t n, int ndim, const int64_t *d) {
     long long dd[TORCH_PICKLE_MAX_DIMS];
     for (int i = 0; i < ndim; i++) dd[i] = d[i];
@@ -349,16 +365,16 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     for (int i = 0; i < pk->n_tensors; i++) {
         const PickleTensor *t = &pk->tensors[i];
         const PickleStorage *s = &pk->storages[t->storage];
-        if (strcmp(s->type, "FloatStorage") != 0)
-            return failf(r, "'%s': expected a float32 tensor (torch.FloatStorage), found torch.%s (%s)", t->key, s->type,
-                         dtype_of(s->type));
+        if (strcmp(s->type, "FloatStorage") != 0 && strcmp(s->type, "BoolStorage") != 0)
+            return failf(r, "'%s': expected a float32 tensor (torch.FloatStorage) or a bool one (torch.BoolStorage), "
+                            "found torch.%s (%s)", t->key, s->type, dtype_of(s->type));
     }
     for (int i = 0; i < pk->n_storages; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "data/%s", pk->storages[i].key);
         const Entry *e = find(r, rel);
         if (!e) return failf(r, "expected a record %s%s for storage %s, found none", r->prefix, rel, pk->storages[i].key);
-        if (!check_sizes(r, e, pk->storages[i].numel * 4, -1)) return 0;
+        if (!check_sizes(r, e, pk->storages[i].numel * element_size(&pk->storages[i]), -1)) return 0;
         (*records)[i] = e;
     }
     for (int i = 0; i < pk->n_tensors; i++) {
@@ -415,7 +431,8 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
             if (pk.tensors[i].storage == si) only = i;
         const PickleTensor *t = only >= 0 ? &pk.tensors[only] : NULL;
         if (!t) continue;  // named by a persistent id but by no tensor of the dict
-        if (users[si] == 1 && t->offset == 0 && is_contiguous(t) && snumel == numel(sd.tensors[only])) {
+        const bool bools = element_size(&pk.storages[si]) == 1;
+        if (!bools && users[si] == 1 && t->offset == 0 && is_contiguous(t) && snumel == numel(sd.tensors[only])) {
             if (snumel) ok = read_record(&r, records[si], sd.tensors[only].data);
             continue;
         }
@@ -426,6 +443,7 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
             break;
         }
         ok = snumel == 0 || read_record(&r, records[si], buf);
+        if (ok && bools) ok = bools_to_floats(&r, &pk.storages[si], buf, snumel);
         for (int i = 0; ok && i < pk.n_tensors; i++)
             if (pk.tensors[i].storage == si) gather(sd.tensors[i].data, buf, &pk.tensors[i]);
         free(buf);

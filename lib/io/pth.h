@@ -14,7 +14,10 @@
 // libminizip): the central directory, the local headers, the CRC-32 of
 // every record read.
 //
-// Reading: float32 tensors of up to TENSOR_MAX_DIMS axes and
+// Reading: float32 tensors (and bool ones, torch.BoolStorage, each byte
+// 0 or 1 read as 0.0 or 1.0: the causal mask a module registers with
+// .bool(), as the bonus notebook's MHAPyTorchSDPAWithoutFlash and
+// MHAPyTorchClass do) of up to TENSOR_MAX_DIMS axes and
 // TENSOR_MAX_NUMEL elements, any strides and storage offset inside their
 // storage, storages shared between tensors; each comes back as a contiguous
 // Tensor of the library's pool. A storage that one tensor covers exactly, in
@@ -28,7 +31,8 @@
 // Every failure is one line, "PATH: what: expected ..., found ...": not a
 // zip, truncated, a record's CRC-32, a declared size larger than the file or
 // than what its storage needs, a storage shorter than its tensor, strides
-// or an offset outside the storage, a dtype other than float32, an opcode or
+// or an offset outside the storage, a dtype other than float32 and bool, a
+// bool byte other than 0 and 1, an opcode or
 // global outside a state_dict's pickle, a pickle without STOP.
 #ifndef LITATTN_PTH_H
 #define LITATTN_PTH_H

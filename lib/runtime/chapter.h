@@ -111,17 +111,49 @@ static inline CausalAttention weights_made_ca(CausalAttention m) {
     weights_module_made("CausalAttention", 1, mask, m.context_length, NULL);
     return m;
 }
-static inline MultiHeadAttention weights_made_mha(MultiHeadAttention m) {
+// cls: the class's name in load_state_dict's message ("MultiHeadAttention",
+// the bonus notebook's "Ch03_MHA").
+static inline MultiHeadAttention weights_made_mha_as(MultiHeadAttention m, const char *cls) {
     static const char *const mask[] = {"mask"};
-    weights_module_made("MultiHeadAttention", 1, mask, m.context_length, NULL);
+    weights_module_made(cls, 1, mask, m.context_length, NULL);
     return m;
 }
-static inline MultiHeadAttentionWrapper weights_made_wrapper(MultiHeadAttentionWrapper m) {
+static inline MultiHeadAttention weights_made_mha(MultiHeadAttention m) {
+    return weights_made_mha_as(m, "MultiHeadAttention");
+}
+static inline MultiHeadAttentionWrapper weights_made_wrapper_as(MultiHeadAttentionWrapper m, const char *cls) {
     static char keys[MAX_HEADS][32];  // heads.0.mask, ...: each head's own buffer
     static const char *masks[MAX_HEADS];
     for (int i = 0; i < m.num_heads; i++) snprintf(keys[i], sizeof keys[i], "heads.%d.mask", i), masks[i] = keys[i];
-    weights_module_made("MultiHeadAttentionWrapper", m.num_heads, masks, m.num_heads ? m.heads[0].context_length : 0,
-                        NULL);
+    weights_module_made(cls, m.num_heads, masks, m.num_heads ? m.heads[0].context_length : 0, NULL);
+    return m;
+}
+static inline MultiHeadAttentionWrapper weights_made_wrapper(MultiHeadAttentionWrapper m) {
+    return weights_made_wrapper_as(m, "MultiHeadAttentionWrapper");
+}
+// The bonus notebook's classes. Their keys (torch's state_dict()):
+//   MultiHeadAttentionCombinedQKV  mask, qkv.weight, proj.weight, proj.bias
+//   MHAPyTorchScaledDotProduct     qkv.weight, proj.weight, proj.bias (no mask: is_causal=True)
+//   MHAPyTorchSDPAWithoutFlash     mask (bool), qkv.weight, proj.weight, proj.bias
+//   MHAEinsum                      W_query, W_key, W_value, mask, out_proj.weight, out_proj.bias
+//   MHAPyTorchClass                mask (bool), multihead_attn.in_proj_weight,
+//                                  multihead_attn.out_proj.weight, proj.weight, proj.bias
+// (qkv.bias, bias_q, bias_k, bias_v with qkv_bias=True); every mask is
+// made as forward() needs it, so the file's must be triu(ones, 1).
+static inline MultiHeadAttentionCombinedQKV weights_made_combined_qkv(MultiHeadAttentionCombinedQKV m,
+                                                                      const char *cls, bool has_mask) {
+    static const char *const mask[] = {"mask"};
+    weights_module_made(cls, has_mask ? 1 : 0, mask, m.context_length, NULL);
+    return m;
+}
+static inline MHAEinsum weights_made_einsum(MHAEinsum m) {
+    static const char *const mask[] = {"mask"};
+    weights_module_made("MHAEinsum", 1, mask, m.context_length, NULL);
+    return m;
+}
+static inline MHAPyTorchClass weights_made_pytorch_class(MHAPyTorchClass m) {
+    static const char *const mask[] = {"mask"};
+    weights_module_made("MHAPyTorchClass", 1, mask, m.context_length, NULL);
     return m;
 }
 // understanding-buffers.ipynb's two classes: CausalAttention holding its mask
@@ -171,24 +203,41 @@ static inline CausalAttention weights_made_ca_holding(CausalAttention m, MaskKin
 // to run as torch runs them (their (T, T) tensors made: materialise.h). Their
 // forward()s' locals are not kept for --dump: only the outputs are.
 #define Ch03_MHA_Wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                      \
-    materialising_wrapper(multihead_attention_wrapper_out_proj_new(draws_source(), no_recorder(), name, d_in,   \
-                                                                   d_out, context_length, dropout, num_heads,   \
-                                                                   qkv_bias))
+    (weights_module_begin(name),                                                                               \
+     materialising_wrapper(weights_made_wrapper_as(                                                             \
+         multihead_attention_wrapper_out_proj_new(draws_source(), no_recorder(), name, d_in, d_out,              \
+                                                  context_length, dropout, num_heads, qkv_bias),                \
+         "Ch03_MHA_Wrapper")))
 #define Ch03_MHA(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                              \
-    materialising_mha(multihead_attention_new(draws_source(), no_recorder(), name, d_in, d_out, context_length, \
-                                              dropout, num_heads, qkv_bias))
+    (weights_module_begin(name),                                                                               \
+     materialising_mha(weights_made_mha_as(multihead_attention_new(draws_source(), no_recorder(), name, d_in,    \
+                                                                   d_out, context_length, dropout, num_heads,   \
+                                                                   qkv_bias),                                   \
+                                           "Ch03_MHA")))
 #define MultiHeadAttentionCombinedQKV(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)         \
-    materialising_combined_qkv(mha_combined_qkv_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, \
-                                                    context_length, dropout, qkv_bias))
+    (weights_module_begin(name),                                                                               \
+     materialising_combined_qkv(weights_made_combined_qkv(                                                      \
+         mha_combined_qkv_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length,       \
+                              dropout, qkv_bias),                                                               \
+         "MultiHeadAttentionCombinedQKV", true)))
 #define MHAEinsum(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                             \
-    materialising_einsum(mha_einsum_new(draws_source(), no_recorder(), name, d_in, d_out, context_length,       \
-                                        dropout, num_heads, qkv_bias))
+    (weights_module_begin(name),                                                                               \
+     materialising_einsum(weights_made_einsum(mha_einsum_new(draws_source(), no_recorder(), name, d_in, d_out,   \
+                                                             context_length, dropout, num_heads, qkv_bias))))
 #define MHAPyTorchScaledDotProduct(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
-    mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads,         \
+                                            context_length, dropout, qkv_bias),                                 \
+                               "MHAPyTorchScaledDotProduct", false))
 #define MHAPyTorchSDPAWithoutFlash(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
-    mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)
+    (weights_module_begin(name),                                                                               \
+     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads,         \
+                                            context_length, dropout, qkv_bias),                                 \
+                               "MHAPyTorchSDPAWithoutFlash", true))
 #define MHAPyTorchClass(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias, need_weights)         \
-    materialising_pytorch_class(mha_pytorch_class_new(draws_source(), no_recorder(), name, d_in, d_out,         \
-                                                      num_heads, context_length, dropout, qkv_bias, need_weights))
+    (weights_module_begin(name),                                                                               \
+     materialising_pytorch_class(weights_made_pytorch_class(mha_pytorch_class_new(                               \
+         draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias,         \
+         need_weights))))
 
 #endif

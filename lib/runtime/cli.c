@@ -63,13 +63,25 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                  "                  SITE.seed attribute, e.g. exercise_3_1)\n"
                  "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
                  "                  notebook cells did (at most 10^9)\n");
+    // The modules --weights takes: the bonus notebook's (the chapter that runs
+    // at other sizes), the data-loading notebook's (the one that reads a
+    // text), else chapter 3's own.
+    const char *first = allow_seed & CLI_SIZES ? "mha_ch03_wrapper"
+                        : allow_seed & CLI_TEXT ? "variant_a.mha"
+                                                : "sa_v1, sa_v2, ca, mha";
+    const char *named = allow_seed & CLI_SIZES
+                            ? "mha_ch03_wrapper, mha_ch03,\n                  mha_combined_qkv, mha_einsum, mha_pytorch_scaled, "
+                              "mha_pytorch_sdpa_no_flash,\n                  mha_pytorch_class_default, "
+                              "mha_pytorch_class_noweights"
+                        : allow_seed & CLI_TEXT ? "variant_a.mha, variant_b.mha"
+                                                : "exercise_3_1.sa_v1, ...";
     if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
-                 "  --weights FILE.pth       the chapter's first module (sa_v1, sa_v2, ca, mha) takes its\n"
+                 "  --weights FILE.pth       the chapter's first module (%s) takes its\n"
                  "                  parameters and buffers from the state_dict torch.save wrote to FILE.pth,\n"
                  "                  checked as load_state_dict(strict=True) checks it\n"
                  "  --weights NAME=FILE.pth  the same for the module named NAME (as its tensors are named\n"
-                 "                  in --dump: exercise_3_1.sa_v1, ...); repeatable\n");
+                 "                  in --dump: %s); repeatable\n", first, named);
     if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "\nExit status: 0 done; 1 bad input (a file or a value: the line names it); 2 usage;\n"

@@ -68,9 +68,13 @@ void weights_fill(const char *name, Tensor t) {
     size_t len = strlen(w.module);
     if (strncmp(name, w.module, len) != 0 || name[len] != '.') return;  // not this module's
     const char *key = name + len + 1;
-    if (w.n_keys == MAX_KEYS) die(EXIT_BAD_INPUT, "%s: more than %d parameters", w.module, MAX_KEYS);
-    snprintf(w.keys[w.n_keys].key, sizeof w.keys[0].key, "%s", key);
-    w.keys[w.n_keys++].size = shape(t);
+    // A parameter drawn twice (MHAEinsum's randn, then reset_parameters())
+    // is one key; the file's value replaces each draw, so the last one too.
+    int at = 0;
+    while (at < w.n_keys && strcmp(w.keys[at].key, key) != 0) at++;
+    if (at == MAX_KEYS) die(EXIT_BAD_INPUT, "%s: more than %d parameters", w.module, MAX_KEYS);
+    if (at == w.n_keys) snprintf(w.keys[w.n_keys++].key, sizeof w.keys[0].key, "%s", key);
+    w.keys[at].size = shape(t);
     const PthStateDict *sd = &w.file[w.at].sd;
     int k = find(sd, key);
     // param.copy_(input_param): the same floats. A key missing, or another
@@ -93,29 +97,50 @@ static void torch_size(Size s, char *buf, size_t len) {
     if (at > 0 && (size_t)at < len) snprintf(buf + at, len - (size_t)at, "])");
 }
 
+// Appends to order[] the keys under `prefix` ("" or "heads.0.") in torch's
+// state_dict order: keys[0, n_params) are parameters, the rest buffers.
+static void torch_order(const char *const *keys, const Size *sizes, int n_params, int n_all, const char *prefix,
+                        const char **order, Size *size, int *n) {
+    size_t len = strlen(prefix);
+    for (int pass = 0; pass < 2; pass++)  // its own parameters, then its own buffers
+        for (int i = pass ? n_params : 0; i < (pass ? n_all : n_params); i++)
+            if (!strncmp(keys[i], prefix, len) && !strchr(keys[i] + len, '.'))
+                order[*n] = keys[i], size[(*n)++] = sizes[i];
+    // Its submodules, each once, in the order of their first key.
+    for (int i = 0; i < n_all; i++) {
+        if (strncmp(keys[i], prefix, len) != 0) continue;  // (a key shorter than prefix among them)
+        const char *rest = keys[i] + len;
+        const char *dot = strchr(rest, '.');
+        if (!dot) continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strncmp(keys[j], prefix, len) && !strncmp(keys[j] + len, rest, (size_t)(dot - rest) + 1);
+        if (seen) continue;
+        char sub[200];
+        snprintf(sub, sizeof sub, "%.*s", (int)(dot - keys[i]) + 1, keys[i]);
+        torch_order(keys, sizes, n_params, n_all, sub, order, size, n);
+    }
+}
+
 void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
                          Tensor *held) {
     if (w.at < 0) return;
     const char *path = w.file[w.at].path;
     const PthStateDict *sd = &w.file[w.at].sd;
-    // The module's state_dict() order: a module's own buffers before its
-    // submodules' parameters, so each buffer goes before the first parameter
-    // of the module that holds it ("heads.0.mask" before "heads.0.W_query.weight").
+    // The module's state_dict() order (torch's _save_to_state_dict, and
+    // load_state_dict's missing keys): a module's own parameters, then its
+    // own buffers, then each submodule's keys likewise, the submodules in
+    // the order they first appear (in the order the module drew them).
+    const char *keys[MAX_KEYS * 2];
+    Size sizes_of[MAX_KEYS * 2];
+    int n_all = 0;
+    for (int i = 0; i < w.n_keys; i++) keys[n_all] = w.keys[i].key, sizes_of[n_all++] = w.keys[i].size;
+    for (int b = 0; b < n_buffers && n_all < MAX_KEYS * 2; b++)
+        keys[n_all] = buffer_keys[b], sizes_of[n_all++] = SIZE(context_length, context_length);
     const char *order[MAX_KEYS * 2];
     Size size[MAX_KEYS * 2];
-    int n = 0, placed[MAX_KEYS] = {0};
-    const Size square = SIZE(context_length, context_length);
-    for (int i = 0; i <= w.n_keys; i++) {
-        for (int b = 0; b < n_buffers; b++) {
-            if (placed[b]) continue;
-            size_t prefix = strlen(buffer_keys[b]) - strlen("mask");
-            if (i == w.n_keys || !strncmp(w.keys[i].key, buffer_keys[b], prefix)) {
-                order[n] = buffer_keys[b], size[n++] = square;
-                placed[b] = 1;
-            }
-        }
-        if (i < w.n_keys) order[n] = w.keys[i].key, size[n++] = w.keys[i].size;
-    }
+    int n = 0;
+    torch_order(keys, sizes_of, w.n_keys, n_all, "", order, size, &n);
     // torch: "Error(s) in loading state_dict for CLASS:" then the missing
     // keys, the unexpected keys, each size mismatch (its lines joined here).
     static char missing[PTH_ERR_LEN], unexpected[PTH_ERR_LEN], sizes[PTH_ERR_LEN];

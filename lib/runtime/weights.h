@@ -10,15 +10,24 @@
 //
 // Which module: --weights NAME=FILE for the module the chapter names NAME
 // (the name its tensors have in --dump: "sa_v2", "ca", "mha",
-// "exercise_3_1.sa_v1"), --weights FILE for the first module the chapter
-// makes. Checked as load_state_dict(strict=True) checks, in one line that
-// names the file, exit 1: the keys missing from the file, the keys the module
-// does not have, each shape (torch's words and order). The file's dtypes
-// are float32 (pth.h refuses any other). A causal mask buffer ("mask",
-// "heads.0.mask") of a module that makes its mask as forward() needs it must
-// be that mask, triu(ones(context_length, context_length), diagonal=1), and
-// the line says so when the file's differs; a module that holds its mask as
-// a buffer (understanding-buffers.ipynb's) takes the file's values.
+// "exercise_3_1.sa_v1", "variant_b.mha", the bonus notebook's "mha_einsum",
+// "mha_pytorch_class_default", ...), --weights FILE for the first module
+// the chapter makes. Every module class of chapter.h takes one: v1, v2,
+// CausalAttention, the wrappers, MultiHeadAttention, the buffers notebook's
+// two classes, and the bonus notebook's Ch03_MHA_Wrapper, Ch03_MHA,
+// MultiHeadAttentionCombinedQKV, MHAEinsum, MHAPyTorchScaledDotProduct,
+// MHAPyTorchSDPAWithoutFlash and MHAPyTorchClass. Checked as
+// load_state_dict(strict=True) checks, in one line that names the file,
+// exit 1: the keys missing from the file, the keys the module does not have,
+// each shape (torch's words, and its state_dict() order: a module's own
+// parameters, its own buffers, then its submodules', whatever order the
+// module drew them in). The file's dtypes are float32, and bool read as 0
+// and 1 (pth.h refuses any other). A causal mask buffer ("mask",
+// "heads.0.mask"; bool in MHAPyTorchSDPAWithoutFlash and MHAPyTorchClass) of
+// a module that makes its mask as forward() needs it must be that mask,
+// triu(ones(context_length, context_length), diagonal=1), and the line says
+// so when the file's differs; a module that holds its mask as a buffer
+// (understanding-buffers.ipynb's) takes the file's values.
 #ifndef LITATTN_WEIGHTS_H
 #define LITATTN_WEIGHTS_H
 
@@ -35,6 +44,8 @@ const char *weights_path(int i);
 void weights_module_begin(const char *name);
 // The parameter `name` ("ca.W_query.weight") was drawn into t: the file's
 // value replaces it, if a file is for this module and holds it at t's shape.
+// A parameter drawn twice (MHAEinsum's W_query: randn, then
+// reset_parameters()) is one key, replaced each time.
 void weights_fill(const char *name, Tensor t);
 // The module is made: its class (for the message) and its buffers, each a
 // causal mask of side context_length under the key buffer_keys[i]
