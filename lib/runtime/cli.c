@@ -68,13 +68,13 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
     // text), else chapter 3's own.
     const char *first = allow_seed & CLI_SIZES ? "mha_ch03_wrapper"
                         : allow_seed & CLI_TEXT ? "variant_a.mha"
-                                                : "sa_v1, sa_v2, ca, mha";
+                                                : "the first one it makes";
     const char *named = allow_seed & CLI_SIZES
                             ? "mha_ch03_wrapper, mha_ch03,\n                  mha_combined_qkv, mha_einsum, mha_pytorch_scaled, "
                               "mha_pytorch_sdpa_no_flash,\n                  mha_pytorch_class_default, "
                               "mha_pytorch_class_noweights"
                         : allow_seed & CLI_TEXT ? "variant_a.mha, variant_b.mha"
-                                                : "exercise_3_1.sa_v1, ...";
+                                                : "e.g. sa_v2, ca, mha, exercise_3_1.sa_v1,\n                  ca_with_buffer";
     if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                  "  --weights FILE.pth       the chapter's first module (%s) takes its\n"
