@@ -14,6 +14,7 @@
 #include "fast_kernels_internal.h"
 #include "kernels.h"
 
+// Each output row depends only on its own row of scores, so the rows can be
 // computed a block at a time with every step in the composed ops' order:
 //   s = q_rows @ k^T        (each from +0, k ascending: the bmm's order)
 //   s[j > i] = -inf         (masked_fill_; never computed, since it is replaced)
