@@ -8,7 +8,7 @@
 //                            fails as if the system had no memory left;
 //   LITATTN_ALLOC_COUNT=1    at exit, "<program>: N allocations" on stderr.
 // Both are read once, when the program starts. Only the process that started
-// counts and fails: the reader child (io/hdf5_snapshot.c) inherits neither,
+// counts and fails: the reader child (io/hdf5_snapshot_child.c) inherits neither,
 // so the count of a run does not depend on whether it forked. HDF5's own
 // allocations are HDF5's (only the dump's file image comes through here), and
 // die() formats its one line in its own buffers.

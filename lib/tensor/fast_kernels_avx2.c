@@ -24,7 +24,7 @@ enum { MR = AVX2_TILE_MR, NR = AVX2_TILE_NR };
 // chain s = s + round(a*b) in k order from +0, the bias added last. The 96
 // outputs of the tile are 96 independent chains, held as 12 registers
 // acc[r][h] = row r, columns 8h..8h+7; per k, one mul and one add each.
-// Operands (fast_kernels.c): a (6 rows, lda apart, kc each: a's rows read in
+// Operands (fast_gemm.c): a (6 rows, lda apart, kc each: a's rows read in
 // place, each a[r][k] broadcast to 8 lanes); pb (kc, 16): the packed panel,
 // pb[k * 16 + j] = b[k][col j], two registers per k.
 void fast_gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,

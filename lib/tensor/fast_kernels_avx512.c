@@ -27,7 +27,7 @@ enum { MR = 8, NR = 32 };
 // outputs of the tile are independent chains, held as 16 registers
 // acc[r][h] = row r, columns 16h..16h+15; per k, one mul (a broadcast from
 // memory) and one add each.
-// Operands (fast_kernels.c): a (8 rows, lda apart, kc each: a's rows read in
+// Operands (fast_gemm.c): a (8 rows, lda apart, kc each: a's rows read in
 // place, each a[r][k] broadcast from memory); pb (kc, 32): the packed panel,
 // pb[k * 32 + j] = b[k][col j], two registers per k.
 static void gemm_tile_8x32(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,

@@ -1,6 +1,7 @@
-// fast_kernels_isa.h (internal to fast_kernels*.c): what each instruction-set
-// file gives the dispatcher in fast_kernels.c. The dispatcher owns the loops
-// over blocks, batches and threads; an ISA file owns the innermost kernels.
+// fast_kernels_isa.h (internal to the fast kernels): what each instruction-set
+// file gives the dispatchers (fast_gemm.c, fast_rows.c, ...). The dispatchers
+// own the loops over blocks, batches and threads; an ISA file owns the
+// innermost kernels.
 #ifndef LITATTN_FAST_KERNELS_ISA_H
 #define LITATTN_FAST_KERNELS_ISA_H
 

@@ -1,38 +1,34 @@
-// hdf5_snapshot.c: see hdf5_snapshot.h. The child writes records to a pipe:
-//   'G' group                 the start of a group: its name and status
-//   'A' attribute, 'O' object one per attribute of the group, one per link
-//   'L'                       listing the group's links failed part way
-//   'Z' status, note          the end: the snapshot is complete
-// Numbers are int64 and strings length-prefixed, in the machine's byte order
-// (parent and child are one program). What the child is about to read is
-// not sent through the pipe but kept in a page shared with the parent, so
-// that a crash or a limit can be reported with where HDF5 was, at no cost
-// in system calls.
-#define _GNU_SOURCE  // prctl's PR_SET_PDEATHSIG, wait4
-#include "hdf5_snapshot.h"
-
+// hdf5_snapshot_child.c: the reader child of hdf5_snapshot.h. Forked by the
+// parent (hdf5_snapshot_parent.c), it is the only code that runs HDF5 on a
+// file: it dies with its parent, resets the signals, caps its CPU time,
+// address space and core files, maps the descriptor the parent checked (never
+// the path again) and hands it to HDF5's in-memory driver, then reads one
+// group (or every group under the root): its attributes, what each link leads
+// to, and every dataset's type, shape, role and values, and writes them as the
+// records of hdf5_snapshot_records.h to its pipe. External links, external
+// storage, virtual datasets and filters HDF5 lacks are described, never
+// followed or read. What it is about to read is kept in the page shared with
+// the parent, so that a crash or a limit is reported with where HDF5 was. It
+// ends with _exit, never returning.
+#define _GNU_SOURCE  // prctl's PR_SET_PDEATHSIG
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <limits.h>
 #include <malloc.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
-#include "error.h"
+#include "hdf5_snapshot.h"
+#include "hdf5_snapshot_records.h"
 
 // Under a sanitizer or libFuzzer, a crash in the child would run their
 // report and crash-file machinery; this lets the child die quietly instead.
@@ -40,41 +36,9 @@
 // that the address space cannot be capped (the shadow memory alone is larger).
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-#define DEFAULT_CPU_SECONDS 10.0
-#define DEFAULT_WALL_SECONDS 60.0
-#define DEFAULT_MEMORY (2LL << 30)
-// What the parent accepts from the child at most, all datasets together,
-// beyond the values the limit allows for one dataset.
-#define STREAM_SLACK (64LL << 20)
-
-typedef struct {
-    long long max_elements, memory_bytes;
-    double cpu_seconds, wall_seconds;
-    int all_groups;
-} Limits;
-
-static Limits resolve(const SnapshotLimits *in) {
-    Limits l = {SNAPSHOT_MAX_ELEMENTS, 0, DEFAULT_CPU_SECONDS, DEFAULT_WALL_SECONDS, 0};
-    if (in && in->max_elements > 0) l.max_elements = in->max_elements;
-    if (in && in->cpu_seconds > 0) l.cpu_seconds = in->cpu_seconds;
-    if (in && in->wall_seconds > 0) l.wall_seconds = in->wall_seconds;
-    l.memory_bytes = in && in->memory_bytes > 0 ? in->memory_bytes : DEFAULT_MEMORY + 8 * l.max_elements;
-    l.all_groups = in && in->all_groups;
-    return l;
-}
-
-// The page the child writes its progress to ("attribute 'chapter'"), read
-// by the parent after the child has ended. Mapped once per process.
-typedef struct {
-    char last[200];
-    int memory_failed;  // an allocation failed (ours or HDF5's)
-} Progress;
-static Progress *progress;
-
-// --- the child: read with HDF5, write records --------------------------------
-
 static int out_fd = -1;
 static Limits lim;
+static Progress *progress;
 
 static char out_buf[1 << 16];
 static size_t out_len;
@@ -443,7 +407,7 @@ static void send_missing_group(const char *name, SnapStatus status, const char *
     put_str(found);
 }
 
-// The file as mapped by the child (see child()), unmapped at the end, and
+// The file as mapped by the child (see hdf5_snapshot_child()), unmapped at the end, and
 // the descriptor it was read from, closed at the end if not before.
 static void *mapped;
 static size_t mapped_size;
@@ -548,7 +512,9 @@ static herr_t image_udata_free(void *image) {
     return 0;
 }
 
-static noreturn void child(int fd, pid_t parent, const char *group) {
+noreturn void hdf5_snapshot_child(int fd, pid_t parent, const char *group, int out, const Limits *limits,
+                                  Progress *shared) {
+    out_fd = out, lim = *limits, progress = shared;
     // Dies with the parent: a chapter killed while HDF5 reads leaves no
     // process behind. The parent may already be gone by this line, and then
     // the death signal never comes: hence the check of who the parent is.
@@ -689,418 +655,4 @@ static noreturn void child(int fd, pid_t parent, const char *group) {
         }
     }
     send_end(SNAP_OK, "");
-}
-
-// --- the parent: collect, then decode --------------------------------------
-
-// What the child wrote, as the parent collects it.
-typedef struct {
-    unsigned char *data;
-    size_t len, cap;
-} Records;
-
-static int grow(Records *r, size_t more) {
-    if (r->len + more <= r->cap) return 1;
-    size_t cap = r->cap ? r->cap : 1 << 16;
-    while (cap < r->len + more) cap *= 2;
-    r->data = xrealloc(r->data, cap, "the reader's records");
-    r->cap = cap;
-    return 1;
-}
-
-// The records, as they are decoded.
-typedef struct {
-    const unsigned char *data;
-    size_t len, pos;
-    int bad;  // a read past the end: the stream is incomplete
-} Stream;
-
-static void get(Stream *s, void *p, size_t n) {
-    if (s->bad || n > s->len - s->pos) {
-        s->bad = 1;
-        memset(p, 0, n);
-        return;
-    }
-    memcpy(p, s->data + s->pos, n);
-    s->pos += n;
-}
-static long long get_i64(Stream *s) {
-    long long v;
-    get(s, &v, sizeof v);
-    return v;
-}
-static char *get_str(Stream *s) {
-    long long n = get_i64(s);
-    if (n < 0 || (size_t)n > s->len - s->pos) {
-        s->bad = 1;
-        n = 0;
-    }
-    char *text = xmalloc((size_t)n + 1, "a name or value read from the fixture");
-    get(s, text, (size_t)n);
-    text[n] = '\0';
-    return text;
-}
-static void get_fixed(Stream *s, char *buf, size_t len) {
-    char *text = get_str(s);
-    snprintf(buf, len, "%s", text ? text : "");
-    free(text);
-}
-
-static void *append(void *array, int *n, size_t size) {
-    char *grown = xrealloc(array, (size_t)(*n + 1) * size, "the fixture's list of objects");
-    memset(grown + (size_t)*n * size, 0, size);
-    (*n)++;
-    return grown;
-}
-
-static int decode_attr(Stream *s, SnapGroup *g) {
-    SnapAttr *attrs = append(g->attrs, &g->n_attrs, sizeof *attrs);
-    if (!attrs) return 0;
-    g->attrs = attrs;
-    SnapAttr *a = &attrs[g->n_attrs - 1];
-    a->name = get_str(s);
-    a->kind = (AttrKind)get_i64(s);
-    get_fixed(s, a->type, sizeof a->type);
-    a->space = (SpaceKind)get_i64(s);
-    a->count = get_i64(s);
-    a->read_ok = (int)get_i64(s);
-    a->is_unsigned = (int)get_i64(s);
-    a->length = get_i64(s);
-    a->text = get_str(s);
-    a->value = get_i64(s);
-    get(s, &a->uvalue, sizeof a->uvalue);
-    get(s, &a->dvalue, sizeof a->dvalue);
-    return 1;
-}
-
-static int decode_object(Stream *s, SnapGroup *g, long long max_elements) {
-    SnapObject *objects = append(g->objects, &g->n_objects, sizeof *objects);
-    if (!objects) return 0;
-    g->objects = objects;
-    SnapObject *o = &objects[g->n_objects - 1];
-    o->name = get_str(s);
-    get_fixed(s, o->found, sizeof o->found);
-    o->is_dataset = (int)get_i64(s);
-    o->is_group = (int)get_i64(s);
-    if (!o->is_dataset) return 1;
-    get_fixed(s, o->type, sizeof o->type);
-    o->is_float32 = (int)get_i64(s);
-    o->is_int64 = (int)get_i64(s);
-    o->space = (SpaceKind)get_i64(s);
-    o->rank = (int)get_i64(s);
-    if (o->rank > SNAPSHOT_MAX_RANK) s->bad = 1, o->rank = -1;
-    for (int i = 0; i < o->rank; i++) o->dims[i] = get_i64(s);
-    get_fixed(s, o->role, sizeof o->role);
-    o->values_read = (int)get_i64(s);
-    get_fixed(s, o->refused, sizeof o->refused);
-    o->numel = get_i64(s);
-    if (o->values_read == 1) {
-        const size_t width = o->is_int64 ? sizeof(int64_t) : sizeof(float);
-        void *v = NULL;
-        if (o->numel <= 0 || o->numel > max_elements) {
-            s->bad = 1;
-            o->values_read = 0;
-            return 0;
-        }
-        v = xmalloc((size_t)o->numel * width, "a dataset's values");
-        get(s, v, (size_t)o->numel * width);
-        if (o->is_int64) o->ivalues = v;
-        else o->values = v;
-    }
-    return 1;
-}
-
-// Decodes the records; returns 1 when the stream ended with 'Z'.
-static int decode(Stream *s, Snapshot *out, long long max_elements) {
-    SnapGroup *g = NULL;
-    while (!s->bad && s->pos < s->len) {
-        char tag;
-        get(s, &tag, 1);
-        if (tag == 'G') {
-            SnapGroup *groups = append(out->groups, &out->n_groups, sizeof *groups);
-            if (!groups) return 0;
-            out->groups = groups;
-            g = &groups[out->n_groups - 1];
-            g->name = get_str(s);
-            g->status = (SnapStatus)get_i64(s);
-            get_fixed(s, g->found, sizeof g->found);
-        } else if (tag == 'A' && g) {
-            if (!decode_attr(s, g)) return 0;
-        } else if (tag == 'O' && g) {
-            if (!decode_object(s, g, max_elements)) return 0;
-        } else if (tag == 'L' && g) {
-            g->listing_failed = 1;
-        } else if (tag == 'Z') {
-            out->status = (SnapStatus)get_i64(s);
-            get_fixed(s, out->note, sizeof out->note);
-            return !s->bad && (out->status != SNAP_OK || out->n_groups > 0);
-        } else {
-            s->bad = 1;
-        }
-    }
-    return 0;
-}
-
-// A child that sent its whole snapshot is reaped later: its exit (the
-// kernel tearing down its memory) then overlaps the chapter's own work
-// instead of adding to it. Reaped before the next snapshot and at exit,
-// so every child is reaped on every path.
-static pid_t pending_child;
-
-static void reap_pending(void) {
-    if (pending_child <= 0) return;
-    while (waitpid(pending_child, NULL, 0) < 0 && errno == EINTR) {
-    }
-    pending_child = 0;
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static const char *signal_name(int sig) {
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGABRT: return "SIGABRT";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    default: return "a signal";
-    }
-}
-
-static int children;  // reader children started, for hdf5_snapshot_children
-
-// Reads the file in a child process (the child above); with keep, the
-// records it wrote are handed back there as well.
-static int read_in_child(int fd, const char *label, const char *group, Snapshot *out, Records *keep, char *err,
-                         size_t len) {
-    reap_pending();
-    if (!progress) {
-        if (mem_fails_next()) die_oom(sizeof *progress, "the page shared with the reader child");
-        void *page = mmap(NULL, sizeof *progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (page == MAP_FAILED && errno == ENOMEM) die_oom(sizeof *progress, "the page shared with the reader child");
-        if (page == MAP_FAILED) {
-            snprintf(err, len, "%s: expected to read the file in a child process, found no memory to share with it "
-                     "(%s)", label, strerror(errno));
-            return 0;
-        }
-        progress = page;
-    }
-    memset(progress, 0, sizeof *progress);
-    snprintf(progress->last, sizeof progress->last, "the file");
-    int fds[2];
-    if (pipe(fds) != 0) {
-        snprintf(err, len, "%s: expected to read the file in a child process, found no pipe for it (%s%s)", label,
-                 strerror(errno), errno == EMFILE ? ": the limit on open files is reached" : "");
-        return 0;
-    }
-    fflush(NULL);  // the child must not inherit unwritten output
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    children += pid > 0;
-    if (pid < 0) {
-        snprintf(err, len, "%s: expected to read the file in a child process, found fork failing (%s)", label,
-                 strerror(errno));
-        close(fds[0]), close(fds[1]);
-        return 0;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        out_fd = fds[1];
-        child(fd, parent, group);
-    }
-    close(fds[1]);
-
-    // Collect everything the child writes, until it closes the pipe or the
-    // wall-clock limit (a blocked read, which costs no CPU time) is up.
-    Records r = {0};
-    int timed_out = 0, too_much = 0;
-    const size_t max_stream = (size_t)(STREAM_SLACK + 4 * lim.max_elements);
-    double deadline = now() + lim.wall_seconds;
-    for (;;) {
-        double left = deadline - now();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        struct pollfd p = {fds[0], POLLIN, 0};
-        int ready = poll(&p, 1, (int)(left * 1000) + 1);
-        if (ready < 0 && errno != EINTR) break;
-        if (ready <= 0) continue;
-        if (r.len > max_stream || !grow(&r, 1 << 16)) {
-            too_much = 1;
-            break;
-        }
-        ssize_t n = read(fds[0], r.data + r.len, r.cap - r.len);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) break;
-        r.len += (size_t)n;
-    }
-    close(fds[0]);
-    if (timed_out || too_much) kill(pid, SIGKILL);
-    Stream s = {r.data, r.len, 0, 0};
-    int complete = !timed_out && !too_much && decode(&s, out, lim.max_elements);
-    if (complete && keep) *keep = r;
-    else free(r.data);
-    if (complete) {
-        // Whatever the child does after its last record cannot change the
-        // snapshot: it is reaped later (reap_pending), and its exit (the
-        // kernel taking its memory apart) overlaps the chapter's own work.
-        static int registered;
-        if (!registered) registered = atexit(reap_pending) == 0;
-        pending_child = pid;
-        if (!registered) reap_pending();
-        return 1;
-    }
-    // Reaped now, the rusage telling what a SIGKILL was for.
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-    }
-    const char *last = progress->last;
-    snapshot_free(out);
-    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
-                 1e-6 * (double)ru.ru_stime.tv_usec;
-    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (timed_out)
-        snprintf(err, len, "%s: expected a file HDF5 reads in under %g s, found one it was still reading after "
-                 "that (a blocked read? at %s)", label, lim.wall_seconds, last);
-    else if (too_much)
-        snprintf(err, len, "%s: expected a file whose contents fit in %zu MiB, found more (at %s)", label,
-                 max_stream >> 20, last);
-    else if (sig == SIGXCPU || (sig == SIGKILL && cpu >= lim.cpu_seconds))
-        snprintf(err, len, "%s: expected a file HDF5 reads within %.0f s of CPU time, found one it spent longer "
-                 "on (at %s)", label, (double)(rlim_t)(lim.cpu_seconds + 0.999), last);
-    else if (progress->memory_failed)
-        snprintf(err, len, "%s: expected a file HDF5 reads within %lld MiB of memory, found one it needed more for "
-                 "(at %s)", label, lim.memory_bytes >> 20, last);
-    else if (sig)
-        snprintf(err, len, "%s: expected a file the HDF5 library can read, found one that crashes it (%s, at %s)",
-                 label, signal_name(sig), last);
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        snprintf(err, len, "%s: expected a file the HDF5 library can read, found one it sent an incomplete "
-                 "description of (at %s)", label, last);
-    else
-        snprintf(err, len, "%s: expected a file the HDF5 library can read, found one that makes it fail "
-                 "(exit %d, at %s)", label, WIFEXITED(status) ? WEXITSTATUS(status) : -1, last);
-    return 0;
-}
-
-// --- fixtures the build has read already ------------------------------------
-
-static const ShippedSnapshots *shipped;
-
-void hdf5_snapshot_ship(const ShippedSnapshots *table) { shipped = table; }
-
-int hdf5_snapshot_children(void) { return children; }
-
-// The first `size` bytes of fd, in a new buffer; NULL if they cannot all be
-// read. pread: the descriptor's offset stays where it was.
-static unsigned char *read_bytes(int fd, size_t size) {
-    unsigned char *bytes = xmalloc(size ? size : 1, "the fixture's bytes");
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = pread(fd, bytes + got, size - got, (off_t)got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    if (got == size) return bytes;
-    free(bytes);
-    return NULL;
-}
-
-// The snapshot of a file whose bytes are those of a shipped fixture, from
-// its records; 0 for any other file, and whenever the caller asked for
-// anything but the defaults the build read with.
-static int from_shipped(int fd, const char *group, Snapshot *out) {
-    Limits d = resolve(NULL);
-    if (!shipped || (group && *group) || lim.max_elements != d.max_elements || lim.cpu_seconds != d.cpu_seconds ||
-        lim.wall_seconds != d.wall_seconds || lim.memory_bytes != d.memory_bytes || lim.all_groups)
-        return 0;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    unsigned char *bytes = NULL;  // read once, from the descriptor checked
-    int found = 0;
-    for (int i = 0; i < shipped->n && !found; i++) {
-        const ShippedSnapshot *f = &shipped->table[i];
-        if ((off_t)f->size != st.st_size) continue;
-        if (!bytes && !(bytes = read_bytes(fd, f->size))) break;
-        if (memcmp(bytes, f->bytes, f->size) != 0) continue;
-        Stream s = {f->records, f->records_size, 0, 0};
-        found = decode(&s, out, lim.max_elements);
-        if (!found) snapshot_free(out);
-    }
-    free(bytes);
-    return found;
-}
-
-int hdf5_snapshot_shipped(const ShippedSnapshot *f, Snapshot *out, char *err, size_t len) {
-    memset(out, 0, sizeof *out);
-    lim = resolve(NULL);
-    Stream s = {f->records, f->records_size, 0, 0};
-    if (decode(&s, out, lim.max_elements)) return 1;
-    snapshot_free(out);
-    snprintf(err, len, "%s (built in): expected the records the build wrote, found ones that do not decode", f->name);
-    return 0;
-}
-
-int hdf5_snapshot(int fd, const char *label, const char *group, const SnapshotLimits *limits, Snapshot *out,
-                  char *err, size_t len) {
-    memset(out, 0, sizeof *out);
-    lim = resolve(limits);
-    if (from_shipped(fd, group, out)) return 1;
-    return read_in_child(fd, label, group, out, NULL, err, len);
-}
-
-int hdf5_snapshot_shippable(int fd, const char *label, unsigned char **bytes, size_t *size,
-                            unsigned char **records, size_t *records_size, char *err, size_t len) {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-        snprintf(err, len, "%s: expected a non-empty regular file, found something else", label);
-        return 0;
-    }
-    errno = 0;
-    if (!(*bytes = read_bytes(fd, (size_t)st.st_size))) {
-        snprintf(err, len, "%s: expected %lld bytes, could not read them all (%s)", label, (long long)st.st_size,
-                 errno ? strerror(errno) : "end of file");
-        return 0;
-    }
-    *size = (size_t)st.st_size;
-    Snapshot snap;
-    memset(&snap, 0, sizeof snap);
-    lim = resolve(NULL);
-    Records r = {0};
-    int ok = read_in_child(fd, label, NULL, &snap, &r, err, len);
-    if (ok && !(snap.status == SNAP_OK && snap.n_groups == 1 && snap.groups[0].status == SNAP_OK)) {
-        snprintf(err, len, "%s: expected a fixture HDF5 reads, found one it cannot open", label);
-        ok = 0;
-    }
-    snapshot_free(&snap);
-    if (!ok) {
-        free(*bytes), free(r.data);
-        *bytes = NULL;
-        return 0;
-    }
-    *records = r.data, *records_size = r.len;
-    return 1;
-}
-
-static void free_group(SnapGroup *g) {
-    for (int i = 0; i < g->n_attrs; i++) free(g->attrs[i].name), free(g->attrs[i].text);
-    for (int i = 0; i < g->n_objects; i++) free(g->objects[i].name), free(g->objects[i].values), free(g->objects[i].ivalues);
-    free(g->attrs);
-    free(g->objects);
-    free(g->name);
-}
-
-void snapshot_free(Snapshot *s) {
-    for (int i = 0; i < s->n_groups; i++) free_group(&s->groups[i]);
-    free(s->groups);
-    memset(s, 0, sizeof *s);
 }

@@ -1,0 +1,236 @@
+// fast_attention.c: fast_attention, causal (or full) attention fused a block
+// of query rows at a time, never a (T, T) tensor, with the bits of the
+// composed ops:
+//   s = q @ k^T; s[j > i] = -inf (if causal); w = softmax(s / scale, dim=-1);
+//   w = w * noise (if noise); out = w @ v
+// (the products fast_gemm.c's register tiles, the division and softmax
+// fast_rows.c's kernels). Threads split blocks of rows, never a sum.
+#include "fast_kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast_kernels_internal.h"
+#include "kernels.h"
+
+// Each output row depends only on its own row of scores, so the rows can be
+// computed a block at a time with every step in the composed ops' order:
+//   s = q_rows @ k^T        (each from +0, k ascending: the bmm's order)
+//   s[j > i] = -inf         (masked_fill_; never computed, since it is replaced)
+//   w = softmax(s / scale)  (div_scalar, then the softmax row of the path)
+//   w = w * noise           (dropout's factor, when there is one)
+//   out = w @ v             (each from +0, j ascending)
+// What a causal row i lets us leave out, every bit kept:
+//   - the scores past key i: they are -inf whatever the product gives;
+//   - the division and the softmax past key i (past key 7 where i < 7: the
+//     path's softmax takes 8 or more): in the full row each of the
+//     softmax's 8 lanes meets only -inf past there, which moves no max, and
+//     exp(-inf) = +0, which moves no sum from +0, exactly as a shorter row's
+//     tail leaves its unused lanes alone; so the row's max, sum and every
+//     weight up to there are the same, and each weight past it is +0 (that
+//     is exp(-inf) / sum);
+//   - the terms of w @ v past the last key of the tile's rows, where every
+//     v past it is finite: each is w * v = +-0, which leaves a sum from +0
+//     alone (a sum from +0 is never -0). Where a v past it is not finite
+//     (0 * inf = NaN), the product runs over all T keys, as the composed
+//     ops do. If a row's max is -inf or NaN every weight of the row is NaN,
+//     and so is its output either way.
+// K^T and V are packed into the tile's panels once per matrix (per thread),
+// and the scores of a block are the path's register tiles over those
+// panels, a tile of rows skipping the panels of keys past its last row.
+// A block is at most ATTN_BLOCK_ROWS rows, and fewer where its scores would
+// pass ATTN_BLOCK_BYTES, so that they stay in L2 from their product through
+// the softmax to the product with v (at least two tiles of rows): 66 rows
+// on the AVX2 path up to T = 2048, 12 at T = 16384. On a core with 1 MiB of
+// L2, 12 rows run a head at T = 16384 faster than 66; at T = 1024 the two
+// are alike (tests/BENCHMARKS.md).
+enum { ATTN_BLOCK_ROWS = 64, ATTN_BLOCK_BYTES = 768 << 10 };
+
+typedef struct {
+    const FastIsa *isa;
+    float *out;                // (batch, T, D)
+    const float *q, *k, *v;    // (batch, T, D)
+    const float *noise;        // (batch, T, T) or NULL
+    int T, D, causal;
+    float scale;
+    int block_rows;            // rows of a block, a multiple of the tile's mr
+    long blocks_per_matrix;
+    long ld;                   // floats between rows of a block's scores (>= T rounded up, not a power of 2)
+    float *buffers;            // every thread's scratch, one block
+    long buffer_floats;        // floats per thread
+} Attention;
+
+// One thread's scratch, carved from Attention.buffers, and the matrix whose
+// K and V it holds packed.
+typedef struct {
+    PackBuffers buf;  // pa: (mr, D) the zero-padded last rows of q; tile: (mr, nr)
+    float *pk;        // (T rounded up to nr, D) as panels of nr keys, each (D, nr): k^T's columns
+    float *pv;        // (D rounded up to nr, T) as panels of nr columns, each (T, nr): v's
+    float *s;         // (block_rows, ld): the block's scores, then its weights, in place
+    long p;           // the matrix packed, or -1
+    long finite_from; // every row of v from here on is finite
+} AttentionScratch;
+
+// Floats of each part of a thread's scratch, each a multiple of 16.
+static void attention_sizes(const Attention *at, long size[5]) {
+    const FastIsa *isa = at->isa;
+    const long mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
+    size[0] = round_up(mr * at->D, 16);
+    size[1] = round_up(mr * nr, 16);
+    size[2] = isa ? round_up(round_up(at->T, nr) * at->D, 16) : 0;
+    size[3] = isa ? round_up(round_up(at->D, nr) * at->T, 16) : 0;
+    size[4] = round_up((long)at->block_rows * at->ld, 16);
+}
+
+// Packs matrix p's k^T and v into the panels the tiles read, and finds
+// where v's finite tail starts.
+static void attention_pack(const Attention *at, AttentionScratch *sc, long p) {
+    const long T = at->T, D = at->D;
+    const float *k = at->k + p * T * D, *v = at->v + p * T * D;
+    if (at->isa) {
+        const Gemm gk = {.isa = at->isa, .b = k, .K = (int)D, .N = (int)T, .b_wt = 1};
+        fast_pack_b(sc->pk, &gk, k, 0, (int)D, 0, (int)T, at->isa->nr);
+        const Gemm gv = {.isa = at->isa, .b = v, .K = (int)T, .N = (int)D};
+        fast_pack_b(sc->pv, &gv, v, 0, (int)T, 0, (int)D, at->isa->nr);
+    }
+    long f = T;
+    while (f > 0 && all_finite(v + (f - 1) * D, D)) f--;
+    sc->finite_from = f;
+    sc->p = p;
+}
+
+// Row r of a block: its scores s_row (the keys [0, n) computed) become its
+// weights, in place, over [0, n_soft); +0 from there to `zero_to`.
+static void attention_row(const Attention *at, float *s_row, const float *noise_row, long n, long zero_to) {
+    const long T = at->T;
+    const int vec = at->isa && T >= 8;  // the path's softmax takes 8 or more
+    const long n_soft = vec ? min_l(n < 8 ? 8 : n, T) : T;
+    for (long j = n; j < n_soft; j++) s_row[j] = -INFINITY;  // (-inf / scale = -inf)
+    if (vec) {
+        ISA_FN(at->isa, softmax_row_scaled)(s_row, s_row, (int)n_soft, at->scale, fast_exact_reciprocal(at->scale));
+    } else {
+        fast_div_scalar_isa(at->isa, s_row, s_row, at->scale, n);
+        softmax_row(s_row, s_row, (int)n_soft);
+    }
+    if (noise_row) mul_elementwise(s_row, s_row, noise_row, n_soft);
+    if (zero_to > n_soft) memset(s_row + n_soft, 0, (size_t)(zero_to - n_soft) * sizeof(float));
+}
+
+// The keys the sums w @ v of rows [r0, r0 + mr) of the block at i0 run
+// over: up to the last row's key under the mask, where every v past it is
+// finite; else all of them.
+static long tile_keys(const Attention *at, const AttentionScratch *sc, long i0, long r0, long mr) {
+    const long last = at->causal ? min_l(at->T, i0 + r0 + mr) : at->T;
+    return sc->finite_from <= last ? last : at->T;
+}
+
+// The block of rows [i0, i1) of matrix p on the path's tiles.
+static void attention_block_fast(const Attention *at, AttentionScratch *sc, long p, long i0, long i1) {
+    const FastIsa *isa = at->isa;
+    const long T = at->T, D = at->D, ld = at->ld, mr = isa->mr, nr = isa->nr;
+    const long rows = i1 - i0, tiles_rows = round_up(rows, mr);
+    const long keys = at->causal ? i1 : T;  // the keys any row of the block sees
+    const float *q = at->q + (p * T + i0) * D;
+    float *s = sc->s, *out = at->out + (p * T + i0) * D;
+    // 1. s (rows, keys) = q_rows @ k^T, a panel of nr keys at a time; a tile
+    //    of rows skips the panels past its last row's key
+    if (rows % mr)
+        fast_pack_a_edge(sc->buf.pa, &(Gemm){.K = (int)D}, q, (int)(tiles_rows - mr), (int)(rows % mr), 0,
+                         (int)D, (int)mr);
+    for (long j0 = 0; j0 < keys; j0 += nr) {
+        const float *panel = sc->pk + j0 * D;
+        for (long r0 = 0; r0 < rows; r0 += mr) {
+            if (at->causal && j0 >= i0 + r0 + mr) continue;
+            const float *a = r0 + mr <= rows ? q + r0 * D : sc->buf.pa;
+            isa->gemm_tile(s + r0 * ld + j0, ld, a, D, panel, (int)D, 1, NULL);
+        }
+    }
+    // 2. each row's weights: softmax(s / scale) (* noise), then +0 up to the
+    //    keys its tile's sums run over
+    long depth = 0;  // the most keys any tile's sums run over
+    for (long r = 0; r < tiles_rows; r++) {
+        float *s_row = s + r * ld;
+        const long zero_to = tile_keys(at, sc, i0, r / mr * mr, mr);
+        if (zero_to > depth) depth = zero_to;
+        if (r >= rows) {  // past the matrix's last row: +0, read by the edge tile only
+            memset(s_row, 0, (size_t)zero_to * sizeof(float));
+            continue;
+        }
+        const long i = i0 + r, n = at->causal ? i + 1 : T;
+        attention_row(at, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, zero_to);
+    }
+    // 3. out rows = w @ v: depth blocks of kc keys, each tile continuing its sums
+    const Gemm g = {.isa = isa};
+    for (long pc = 0; pc < depth; pc += isa->kc) {
+        for (long j0 = 0; j0 < D; j0 += nr) {
+            const float *panel = sc->pv + j0 * T + pc * nr;
+            for (long r0 = 0; r0 < rows; r0 += mr) {
+                const long end = tile_keys(at, sc, i0, r0, mr);
+                if (pc >= end) continue;
+                fast_run_tile(&g, &sc->buf, out + r0 * D + j0, D, (int)min_l(mr, rows - r0), (int)min_l(nr, D - j0),
+                              s + r0 * ld + pc, ld, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
+            }
+        }
+    }
+}
+
+// The block of rows [i0, i1) of matrix p on the scalar kernels, row by row.
+static void attention_block_scalar(const Attention *at, AttentionScratch *sc, long p, long i0, long i1) {
+    const long T = at->T, D = at->D;
+    const float *k = at->k + p * T * D, *v = at->v + p * T * D;
+    for (long i = i0; i < i1; i++) {
+        const long n = at->causal ? i + 1 : T, end = sc->finite_from <= n ? n : T;
+        float *s_row = sc->s;
+        matmul_wt_bias(s_row, at->q + (p * T + i) * D, k, NULL, 1, (int)D, (int)n);
+        attention_row(at, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, end);
+        matmul(at->out + (p * T + i) * D, s_row, v, 1, (int)end, (int)D);
+    }
+}
+
+static void attention_items(void *ctx, int thread, long begin, long end) {
+    const Attention *at = ctx;
+    long size[5];
+    attention_sizes(at, size);
+    AttentionScratch sc = {.p = -1};
+    sc.buf.pa = at->buffers + thread * at->buffer_floats;
+    sc.buf.tile = sc.buf.pa + size[0];
+    sc.pk = sc.buf.tile + size[1];
+    sc.pv = sc.pk + size[2];
+    sc.s = sc.pv + size[3];
+    const long nb = at->blocks_per_matrix;
+    for (long item = begin; item < end; item++) {
+        // a matrix's blocks in the order first, last, second, second last, ...:
+        // under the causal mask the work of two neighbouring items is about
+        // even, so a thread's range of items is about its share of the work
+        const long p = item / nb, m = item % nb, block = m % 2 == 0 ? m / 2 : nb - 1 - m / 2;
+        const long i0 = block * at->block_rows, i1 = min_l(at->T, i0 + at->block_rows);
+        if (p != sc.p) attention_pack(at, &sc, p);
+        if (at->isa) attention_block_fast(at, &sc, p, i0, i1);
+        else attention_block_scalar(at, &sc, p, i0, i1);
+    }
+}
+
+void fast_attention(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
+                    int T, int D, float scale, int causal) {
+    if (batch <= 0 || T <= 0 || D <= 0) return;
+    Attention at = {fast_active_isa(), out, q, k, v, noise, T, D, causal != 0, scale, ATTN_BLOCK_ROWS, 0, 0, NULL, 0};
+    // rows 16 floats past a multiple of 16 apart: never a power of two apart
+    at.ld = round_up(T, 16) + 16;
+    if (at.isa) {
+        // (tests ignoring the thresholds: the smallest blocks at every T)
+        const long budget = fast_thresholds_ignored() ? 0 : ATTN_BLOCK_BYTES;
+        const long mr = at.isa->mr, fit = budget / (long)sizeof(float) / at.ld;
+        at.block_rows = (int)round_up(fit < 2 * mr ? 2 * mr : min_l(fit, ATTN_BLOCK_ROWS), mr);
+    }
+    at.blocks_per_matrix = (T + at.block_rows - 1) / at.block_rows;
+    long size[5];
+    attention_sizes(&at, size);
+    for (int i = 0; i < 5; i++) at.buffer_floats += size[i];
+    const long items = batch * at.blocks_per_matrix;
+    const double macs = 2.0 * batch * (double)T * T * D;
+    const int threads = fast_plan_threads(items, macs, GEMM_THREAD_MIN_MACS);
+    at.buffers = alloc_floats(threads * at.buffer_floats, "the attention's scratch");
+    fast_run_threads(threads, items, attention_items, &at);
+    free(at.buffers);
+}
