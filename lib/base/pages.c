@@ -81,13 +81,14 @@ static long buddy_free_blocks(void) {
 // is freed), a huge page made of such a block faults in, 4 KiB at a time, on
 // the host while the kernel zeroes it: populating it then costs several times
 // what small pages cost (which come from smaller free blocks, never handed
-// over). Right after another process (torch) exited, every 2 MiB block may be
-// such a one. So the first huge page of each buffer is populated alone and its
-// CPU time taken (the thread's: time the program waits for the CPU does not
-// count): slower than SLOW_NS_PER_HUGE, the rest of the buffer and every later
-// one go on small pages. On a machine where huge pages are cheap (a few
-// hundred microseconds of CPU each) nothing changes.
+// over). Right after another process (torch) exited, most 2 MiB blocks may be
+// such ones. So a buffer's huge pages are populated PROBE_BYTES at a time,
+// each probe's CPU time taken (the thread's: time the program waits for the
+// CPU does not count); past SLOW_NS_PER_HUGE per huge page, the rest of the
+// buffer and every later one go on small pages. Where huge pages are cheap (a
+// few hundred microseconds of CPU each) nothing changes.
 enum { SLOW_NS_PER_HUGE = 2000000 };  // 2 ms of CPU for 2 MiB: 1 GB/s, about what small pages cost
+#define PROBE_BYTES ((size_t)8 * PAGES_HUGE)
 static int huge_slow;
 
 static long long thread_cpu_ns(void) {
@@ -122,13 +123,20 @@ void *pages_alloc(size_t bytes, const char *what) {
     size_t done = 0;  // bytes populated
     if (ask_for_huge(head)) {
         (void)madvise(p, head, MADV_HUGEPAGE);
-        long long t0 = thread_cpu_ns();
-        int populated = madvise(p, PAGES_HUGE, MADV_POPULATE_WRITE) == 0;
-        long long t1 = thread_cpu_ns();
-        done = PAGES_HUGE;
-        if (populated && t0 >= 0 && t1 - t0 > SLOW_NS_PER_HUGE) {
-            huge_slow = 1;
-            if (head > done) (void)madvise((char *)p + done, head - done, MADV_NOHUGEPAGE);
+        // The huge pages a probe at a time, each timed; the first slow one
+        // puts the rest on small pages.
+        while (done < head) {
+            size_t n = head - done < PROBE_BYTES ? head - done : PROBE_BYTES;
+            long long t0 = thread_cpu_ns();
+            int populated = madvise((char *)p + done, n, MADV_POPULATE_WRITE) == 0;
+            long long t1 = thread_cpu_ns();
+            done += n;
+            if (!populated || t0 < 0 || t1 < 0) break;  // no populating, or no clock: pages fault in as touched
+            if (t1 - t0 > (long long)(n / PAGES_HUGE) * SLOW_NS_PER_HUGE) {
+                huge_slow = 1;
+                if (head > done) (void)madvise((char *)p + done, head - done, MADV_NOHUGEPAGE);
+                break;
+            }
         }
     }
     if (used > head) (void)madvise((char *)p + head, rounded - head, MADV_NOHUGEPAGE);
