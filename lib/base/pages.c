@@ -88,7 +88,7 @@ static long buddy_free_blocks(void) {
 // buffer and every later one go on small pages. Where huge pages are cheap (a
 // few hundred microseconds of CPU each) nothing changes.
 enum { SLOW_NS_PER_HUGE = 2000000 };  // 2 ms of CPU for 2 MiB: 1 GB/s, about what small pages cost
-#define PROBE_BYTES ((size_t)8 * PAGES_HUGE)
+#define PROBE_BYTES ((size_t)2 * PAGES_HUGE)
 static int huge_slow;
 
 static long long thread_cpu_ns(void) {

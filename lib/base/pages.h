@@ -8,7 +8,7 @@
 // in one call (MADV_POPULATE_WRITE) instead of one fault per page. Huge
 // pages can cost more than small ones: on a virtual machine that hands its
 // free 2 MiB blocks back to the host, each such block faults in again on the
-// host, 4 KiB at a time. So a buffer's huge pages are populated 16 MiB at
+// host, 4 KiB at a time. So a buffer's huge pages are populated 4 MiB at
 // a time, each step timed (the thread's CPU time); past 2 ms per huge page,
 // that buffer's rest and every later buffer go on small pages. Smaller buffers are aligned to 64
 // bytes, for any vector load.
