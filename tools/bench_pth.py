@@ -8,11 +8,16 @@ Makes two state_dicts with torch 1.13 (in DIR, default a temporary folder):
     (Exercise 3.3): 2,360,064 parameters and its (1024, 1024) mask buffer;
   - a GPT-2 small state_dict of float32 tensors (the 124,439,808 parameters
     of GPT-2's 124M model, its keys and shapes, values from torch.randn).
-Then, for each file, N rounds (default 5) alternate two whole processes:
+Then, for each file, N rounds (default 5) alternate whole processes:
   - C: `BENCH_PTH FILE` (tests/bench_pth.c: lib/io/pth.h's pth_read);
-  - torch: `/usr/bin/python3 -c "import torch; torch.load(FILE)"`.
+  - torch: `/usr/bin/python3 -c "import torch; torch.load(FILE)"`, with
+    OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (torch at its defaults);
+    where the environment sets either, torch again with them as set.
 Wall time from fork to exit, CPU time (user + sys: what a loaded machine
-stretches least) and peak memory (the child's maximum RSS), read by wait4. Prints each side's median and fastest, the ratio C / torch
+stretches least) and peak memory (the child's maximum RSS), read by wait4.
+Prints the load (the 1-minute load average) before and after each file,
+each side's medians, fastest and slowest, every round's figures, the ratios
+C / torch of the wall and of the CPU medians against torch at its defaults
 (target: at most 0.2) and the C's peak RSS over the tensors' bytes (target:
 at most 1.2), each with MET or NOT MET. Never fails: without torch it says
 so and exits 0. A run worth keeping goes into tests/BENCHMARKS.md.
@@ -26,10 +31,13 @@ import tempfile
 import time
 
 
-def run(cmd):
+OPENBLAS_KNOBS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def run(cmd, env=None):
     """(seconds, CPU seconds, max RSS in bytes, ok) of one whole process."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, ru = os.wait4(p.pid, 0)
     t = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -98,32 +106,48 @@ def main():
         if r.returncode != 0:
             print("  could not make the state_dicts")
             return 0
+        knobs = {k: os.environ[k] for k in OPENBLAS_KNOBS if k in os.environ}
+        defaults = {k: v for k, v in os.environ.items() if k not in OPENBLAS_KNOBS}
+        sides = [("C reader", None), ("torch.load", defaults)]
+        if knobs:
+            sides.append(("torch.load, " + ", ".join(f"{k}={v}" for k, v in knobs.items()), dict(os.environ)))
+        else:
+            print("the environment sets neither OPENBLAS_CORETYPE nor OPENBLAS_L2_SIZE: one torch setting")
         for line in r.stdout.splitlines():
             path, nbytes, what = line.split("\t")
             nbytes = int(nbytes)
             print(f"\n{what}: {os.path.getsize(path) / 1e6:.1f} MB file, {nbytes / 1e6:.1f} MB of tensors")
-            c_t, c_cpu, c_rss, t_t, t_cpu, t_rss = [], [], [], [], [], []
+            load_before = os.getloadavg()[0]
+            figures = {label: [] for label, _ in sides}
             torch_cmd = ["/usr/bin/python3", "-c", f"import torch; torch.load({path!r})"]
             run([a.bench_pth, path])  # warm the page cache
             for _ in range(a.rounds):
-                t, cpu, rss, ok = run([a.bench_pth, path])
-                if ok:
-                    c_t.append(t), c_cpu.append(cpu), c_rss.append(rss)
-                t, cpu, rss, ok = run(torch_cmd)
-                if ok:
-                    t_t.append(t), t_cpu.append(cpu), t_rss.append(rss)
-            if not c_t or not t_t:
+                for label, env in sides:
+                    t, cpu, rss, ok = run([a.bench_pth, path] if env is None else torch_cmd, env)
+                    if ok:
+                        figures[label].append((t, cpu, rss))
+            print(f"  load {load_before:.2f} before, {os.getloadavg()[0]:.2f} after (1-minute average)")
+            if any(not f for f in figures.values()):
                 print("  no figures: a side failed")
                 continue
-            cm, tm = statistics.median(c_t), statistics.median(t_t)
-            cc, tc = statistics.median(c_cpu), statistics.median(t_cpu)
-            print(f"  C reader      wall median {cm * 1e3:8.1f} ms  fastest {min(c_t) * 1e3:8.1f} ms  "
-                  f"CPU (user + sys) median {cc * 1e3:8.1f} ms  peak RSS {max(c_rss) / 1e6:8.1f} MB")
-            print(f"  torch.load    wall median {tm * 1e3:8.1f} ms  fastest {min(t_t) * 1e3:8.1f} ms  "
-                  f"CPU (user + sys) median {tc * 1e3:8.1f} ms  peak RSS {max(t_rss) / 1e6:8.1f} MB")
-            ratio, mem = cm / tm, max(c_rss) / nbytes
-            print(f"  C / torch, wall medians {ratio:.3f}  (target at most 0.2: {'MET' if ratio <= 0.2 else 'NOT MET'}); "
-                  f"CPU medians {cc / tc:.3f}")
+            med, width = {}, max(len(label) for label, _ in sides)
+            for label, _ in sides:
+                f = figures[label]
+                wall, cpu = statistics.median(x[0] for x in f), statistics.median(x[1] for x in f)
+                med[label] = (wall, cpu)
+                print(f"  {label:{width}} wall median {wall * 1e3:8.1f} ms (fastest {min(x[0] for x in f) * 1e3:8.1f}, "
+                      f"slowest {max(x[0] for x in f) * 1e3:8.1f})  CPU (user + sys) median {cpu * 1e3:8.1f} ms "
+                      f"(slowest {max(x[1] for x in f) * 1e3:8.1f})  peak RSS {max(x[2] for x in f) / 1e6:8.1f} MB")
+            for label, _ in sides:
+                print(f"    {label}, wall / CPU per round (ms): " +
+                      ", ".join(f"{x[0] * 1e3:.0f} / {x[1] * 1e3:.0f}" for x in figures[label]))
+            c_wall, c_cpu = med["C reader"]
+            for label, _ in sides[1:]:
+                t_wall, t_cpu = med[label]
+                met = "MET" if c_wall <= 0.2 * t_wall and c_cpu <= 0.2 * t_cpu else "NOT MET"
+                note = f" (target at most 0.2 for both: {met})" if label == "torch.load" else ""
+                print(f"  C / {label}: wall medians {c_wall / t_wall:.3f}, CPU medians {c_cpu / t_cpu:.3f}{note}")
+            mem = max(x[2] for x in figures["C reader"]) / nbytes
             print(f"  C peak RSS / tensors' bytes {mem:.2f}  (target at most 1.2: {'MET' if mem <= 1.2 else 'NOT MET'})")
     return 0
 

@@ -8,9 +8,9 @@
 #
 # Installs, with apt-get (as root, or through sudo for another user), what is
 # not installed yet:
-#   gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev hdf5-tools
+#   gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev libdeflate-dev hdf5-tools
 #                         the C build: compiler, meson + ninja, HDF5, libcrypto,
-#                         minizip (torch.save's zip archives)
+#                         minizip (torch.save's zip archives), libdeflate (their CRC-32)
 #   python3-torch python3-h5py
 #                         PyTorch for Debian's /usr/bin/python3: the fixtures'
 #                         export and the regen suite
@@ -34,7 +34,7 @@ fail() {
     exit 1
 }
 
-packages="gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev hdf5-tools python3-torch python3-h5py"
+packages="gcc meson ninja-build pkg-config libhdf5-dev libssl-dev libminizip-dev libdeflate-dev hdf5-tools python3-torch python3-h5py"
 packages="$packages python3-matplotlib python3-pygments python3-nbformat python3-ipython chromium unicode-data"
 command -v npm >/dev/null 2>&1 || packages="$packages nodejs npm"
 installed() {

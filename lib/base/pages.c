@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "error.h"
@@ -73,7 +74,31 @@ static long buddy_free_blocks(void) {
     return blocks;
 }
 
+// --- when huge pages cost more than small ones -------------------------------------
+//
+// On a virtual machine that gives free memory back to its host (virtio-balloon's
+// free page reporting hands over every free 2 MiB block a few seconds after it
+// is freed), a huge page made of such a block faults in, 4 KiB at a time, on
+// the host while the kernel zeroes it: populating it then costs several times
+// what small pages cost (which come from smaller free blocks, never handed
+// over). Right after another process (torch) exited, most 2 MiB blocks may be
+// such ones. So a buffer's huge pages are populated PROBE_BYTES at a time,
+// each probe's CPU time taken (the thread's: time the program waits for the
+// CPU does not count); past SLOW_NS_PER_HUGE per huge page, the rest of the
+// buffer and every later one go on small pages. Where huge pages are cheap (a
+// few hundred microseconds of CPU each) nothing changes.
+enum { SLOW_NS_PER_HUGE = 2000000 };  // 2 ms of CPU for 2 MiB: 1 GB/s, about what small pages cost
+#define PROBE_BYTES ((size_t)2 * PAGES_HUGE)
+static int huge_slow;
+
+static long long thread_cpu_ns(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return -1;
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static int ask_for_huge(size_t rounded) {
+    if (huge_slow) return 0;
     if (ask == ASK_UNKNOWN) {
         ask = defrag_stalls() ? ASK_WHILE_FREE : ASK_ALWAYS;
         if (ask == ASK_WHILE_FREE) free_blocks = buddy_free_blocks() - MARGIN_BLOCKS;
@@ -95,11 +120,29 @@ void *pages_alloc(size_t bytes, const char *what) {
     // 3 MiB tensor's last 1 MiB) on small pages, so that no page is zeroed
     // that the buffer does not use.
     const size_t head = bytes / PAGES_HUGE * PAGES_HUGE, used = (bytes + 4095) & ~(size_t)4095;
-    if (ask_for_huge(head)) (void)madvise(p, head, MADV_HUGEPAGE);
+    size_t done = 0;  // bytes populated
+    if (ask_for_huge(head)) {
+        (void)madvise(p, head, MADV_HUGEPAGE);
+        // The huge pages a probe at a time, each timed; the first slow one
+        // puts the rest on small pages.
+        while (done < head) {
+            size_t n = head - done < PROBE_BYTES ? head - done : PROBE_BYTES;
+            long long t0 = thread_cpu_ns();
+            int populated = madvise((char *)p + done, n, MADV_POPULATE_WRITE) == 0;
+            long long t1 = thread_cpu_ns();
+            done += n;
+            if (!populated || t0 < 0 || t1 < 0) break;  // no populating, or no clock: pages fault in as touched
+            if (t1 - t0 > (long long)(n / PAGES_HUGE) * SLOW_NS_PER_HUGE) {
+                huge_slow = 1;
+                if (head > done) (void)madvise((char *)p + done, head - done, MADV_NOHUGEPAGE);
+                break;
+            }
+        }
+    }
     if (used > head) (void)madvise((char *)p + head, rounded - head, MADV_NOHUGEPAGE);
     // Every page at once, in one call, instead of one fault each: the
     // buffer is about to be written whole. Advice only: on failure the
     // pages fault in as they are touched.
-    (void)madvise(p, used, MADV_POPULATE_WRITE);
+    (void)madvise((char *)p + done, used - done, MADV_POPULATE_WRITE);
     return p;
 }

@@ -5,8 +5,13 @@
 // a kernel streams through. A buffer of 2 MiB or more is therefore
 // 2 MiB-aligned, advised MADV_HUGEPAGE where that cannot stall the program
 // (pages.c: the kernel's defrag mode, and free 2 MiB blocks), and populated
-// in one call (MADV_POPULATE_WRITE) instead of one fault per page. Smaller
-// buffers are aligned to 64 bytes, for any vector load.
+// in one call (MADV_POPULATE_WRITE) instead of one fault per page. Huge
+// pages can cost more than small ones: on a virtual machine that hands its
+// free 2 MiB blocks back to the host, each such block faults in again on the
+// host, 4 KiB at a time. So a buffer's huge pages are populated 4 MiB at
+// a time, each step timed (the thread's CPU time); past 2 ms per huge page,
+// that buffer's rest and every later buffer go on small pages. Smaller buffers are aligned to 64
+// bytes, for any vector load.
 #ifndef LITATTN_PAGES_H
 #define LITATTN_PAGES_H
 

@@ -23,7 +23,7 @@
 // Tensor of the library's pool. A storage that one tensor covers exactly, in
 // order, is read into that tensor and nowhere else (a stored record of
 // 1 MiB or more with pread straight from the file, its CRC-32 computed by
-// zlib a chunk at a time; a smaller one through minizip's 16 KiB buffer);
+// libdeflate a chunk at a time; a smaller one through minizip's 16 KiB buffer);
 // any other is read once into a buffer, its tensors copied out of it, and
 // the buffer freed. So the peak memory is the tensors' bytes and little
 // more. Everything the pickle says is checked before any tensor is made.

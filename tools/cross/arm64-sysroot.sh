@@ -19,9 +19,9 @@ dir=$(cd "$dir" && pwd)
 
 # What the static link needs: HDF5's libhdf5.a and headers, the archives of
 # its filters and zlib (libsz.a and libaec.a, libz.a), and libcrypto.a (the
-# GPT-2-size tensors' SHA-256). The compiler's own arm64 libc is Debian's
+# GPT-2-size tensors' SHA-256), libminizip.a and libdeflate.a (.pth files). The compiler's own arm64 libc is Debian's
 # gcc-aarch64-linux-gnu's (/usr/aarch64-linux-gnu).
-packages=(libhdf5-dev libaec-dev zlib1g-dev libssl-dev libminizip-dev)
+packages=(libhdf5-dev libaec-dev zlib1g-dev libssl-dev libminizip-dev libdeflate-dev)
 stamp="$(sha256sum "$0" | cut -d' ' -f1) ${packages[*]}"
 if [ -f "$dir/.done" ] && [ "$(cat "$dir/.done")" = "$stamp" ]; then
     echo "arm64 sysroot: $dir (up to date)"
@@ -48,7 +48,7 @@ done
 lib=$dir/usr/lib/aarch64-linux-gnu
 # hdf5.pc is an alternative that dpkg would point at the serial build: here a copy.
 cp "$lib/pkgconfig/hdf5-serial.pc" "$lib/pkgconfig/hdf5.pc"
-for f in "$lib/hdf5/serial/libhdf5.a" "$lib/libsz.a" "$lib/libaec.a" "$lib/libz.a" "$lib/libcrypto.a" "$lib/libminizip.a" \
+for f in "$lib/hdf5/serial/libhdf5.a" "$lib/libsz.a" "$lib/libaec.a" "$lib/libz.a" "$lib/libcrypto.a" "$lib/libminizip.a" "$lib/libdeflate.a" \
          "$dir/usr/include/hdf5/serial/hdf5.h"; do
     [ -f "$f" ] || { echo "arm64-sysroot.sh: expected $f in the unpacked packages, found none" >&2; exit 1; }
 done
