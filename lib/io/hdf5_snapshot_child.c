@@ -22,6 +22,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#ifdef LITATTN_COVERAGE
+void __gcov_dump(void);  // gcc's runtime (libgcov): writes this process's counters
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -419,6 +422,12 @@ static noreturn void send_end(SnapStatus status, const char *note) {
     // later never keeps a writer waiting. HDF5 is not called again.
     if (mapped) munmap(mapped, mapped_size);
     if (file_fd >= 0) close(file_fd);
+#ifdef LITATTN_COVERAGE
+    // A coverage build (b_coverage): _exit writes no counters, so they are
+    // written here, while the parent still waits for the last record (once
+    // it has it, the parent may exit and take this process with it).
+    __gcov_dump();
+#endif
     put_tag('Z');
     put_i64(status);
     put_str(note);
