@@ -23,27 +23,13 @@
 #include "param_source.h"
 #include "tensor.h"
 #include "torch_generator.h"
+#include "ulp.h"
 
 static int failures;
 
 static void check(int ok, const char *what) {
     printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
     if (!ok) failures++;
-}
-
-static uint32_t float_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-// Distance in units in the last place between two finite floats.
-static long ulp_distance(float a, float b) {
-    int64_t ia = (int32_t)float_bits(a), ib = (int32_t)float_bits(b);
-    // map sign-magnitude to a monotone integer line
-    if (ia < 0) ia = INT32_MIN - ia;
-    if (ib < 0) ib = INT32_MIN - ib;
-    return (long)(ia > ib ? ia - ib : ib - ia);
 }
 
 // Seeds g from decimal text as a Python seed would be given; fails the test
@@ -208,7 +194,7 @@ static void test_linear_seed0(void) {
     for (int i = 0; i < 8; i++) {
         float got = i < 6 ? l.weight.data[i] : l.bias.data[i - 6];
         float want = i < 6 ? want_w[i] : want_b[i - 6];
-        long d = ulp_distance(got, want);
+        long d = (long)ulp_distance(got, want);
         printf("  %s[%d] = %a (want %a)%s\n", i < 6 ? "weight" : "bias", i < 6 ? i : i - 6, (double)got,
                (double)want, d ? "  <-- differs" : "");
         if (d > worst) worst = d, worst_at = i;
@@ -218,8 +204,7 @@ static void test_linear_seed0(void) {
 
     // Without FMA (x * (to - from) + from, two roundings) the weights are not
     // PyTorch's: recompute that form from the same stream to show the fmaf
-    // matters. (The reference says four of the six weights differ in the last
-    // bit; numpy's float32 arithmetic gives five, and weight[0], a small value
+    // matters. (numpy's float32 arithmetic makes five of the six differ, and weight[0], a small value
     // left after cancelling -bound, differs by far more than one ulp, since
     // the product's rounding error is on the scale of bound, not of the result.)
     torch_manual_seed(&g, 0);
@@ -231,7 +216,7 @@ static void test_linear_seed0(void) {
         float x = uniform01(&rs);
         volatile float prod = x * (to - from);  // volatile: keep the two roundings
         float two = prod + from;
-        long d = ulp_distance(two, want_w[i]);
+        long d = (long)ulp_distance(two, want_w[i]);
         printf("  two-rounding weight[%d] = %a, %ld ulp from PyTorch's\n", i, (double)two, d);
         differ += d != 0;
         if (d > worst2) worst2 = d;
