@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "error.h"
 #include "fast_kernels.h"
@@ -58,12 +59,7 @@ Tensor causal_mask_bool(const char *module, int context_length, int num_tokens) 
 }
 
 Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
-    if (x.ndim != 3) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
-            error_input(), m->name, s);
-    }
+    attention_expect_batch(x, m->name, "b, num_tokens, d_in", 0);
     const int num_tokens = dim(x, 1);
     causal_check_tokens(m->name, m->context_length, num_tokens);  // (refuses too many tokens first)
     Tensor keys = linear_forward(&m->W_key, x);
@@ -75,7 +71,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from what it keeps.
         Tensor noise = dropout_factor(&m->dropout, SIZE(dim(x, 0), num_tokens, num_tokens));
-        Tensor context_vec = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
+        Tensor context_vec = fused_attention(queries, keys, values, noise, true, attention_scale(dim(keys, -1)));
         if (m->act) {
             *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values, .noise = noise};
         } else {
@@ -97,7 +93,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     tensor_free(keys_T);
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
     tensor_free(mask_bool);
-    Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
+    Tensor scaled = torch_div_scalar(attn_scores, attention_scale(dim(keys, -1)));
     Tensor attn_weights = torch_softmax(scaled, m->softmax_dim);
     tensor_free(scaled);
     if (m->act) {  // the backward reads the softmax output and dropout's factor
@@ -143,7 +139,7 @@ void causal_attention_backward_into(const CausalAttention *m, Tensor dout, Causa
     // 5-2.
     fast_attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
                        act->attn_weights.data, act->noise.data, b, T, d_out,
-                       (float)pow((double)d_out, 0.5), true, m->softmax_dim);
+                       (float)attention_scale(d_out), true, m->softmax_dim);
     // 1.
     linear_backward(&m->W_value, act->x, dv, &g->W_value, dx, false);
     linear_backward(&m->W_query, act->x, dq, &g->W_query, dx, false);

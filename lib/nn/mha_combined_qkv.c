@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
@@ -44,12 +45,7 @@ MultiHeadAttentionCombinedQKV mha_sdpa_new(const ParamSource *ps, const Recorder
 }
 
 Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
-    if (x.ndim != 3) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, embed_dim), found shape %s",
-            error_input(), m->name, s);
-    }
+    attention_expect_batch(x, m->name, "b, num_tokens, embed_dim", 0);
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
     // 1.
     Tensor qkv = linear_forward(&m->qkv, x);
@@ -58,7 +54,7 @@ Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
     unpack_qkv_heads(qkv, m->num_heads, &queries, &keys, &values);
     tensor_free(qkv);
     // 3.
-    Tensor context_vec = causal_heads(queries, keys, values, &m->dropout, pow((double)m->head_dim, 0.5),
+    Tensor context_vec = causal_heads(queries, keys, values, &m->dropout, attention_scale(m->head_dim),
                                       m->materialise, &m->rec, m->name);
     Tensor tmp[] = {queries, keys, values};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
@@ -81,7 +77,7 @@ Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
 Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
     const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
     causal_check_tokens(m->name, m->context_length, T);
-    const double scale = pow((double)hd, 0.5);
+    const double scale = attention_scale(hd);
     // the forward, keeping what the backward reads
     Tensor qkv = linear_forward(&m->qkv, x);
     Tensor queries, keys, values;

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
@@ -85,19 +86,16 @@ static Tensor heads_of(Tensor t, int num_heads) {
 }
 
 Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) {
-    if (x.ndim != 3 || dim(x, 2) != dim(m->W_query, 0)) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, n, %d), found shape %s", error_input(), m->name,
-            dim(m->W_query, 0), s);
-    }
+    char dims[48];
+    snprintf(dims, sizeof dims, "b, n, %d", dim(m->W_query, 0));
+    attention_expect_batch(x, m->name, dims, dim(m->W_query, 0));
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
     // 1-2.
     Tensor Q = heads_of(project(x, m->W_query, m->bias_q), m->num_heads);
     Tensor K = heads_of(project(x, m->W_key, m->bias_k), m->num_heads);
     Tensor V = heads_of(project(x, m->W_value, m->bias_v), m->num_heads);
     // 3.
-    Tensor context_vec = causal_heads(Q, K, V, &m->dropout, pow((double)m->head_dim, 0.5), m->materialise, &m->rec,
+    Tensor context_vec = causal_heads(Q, K, V, &m->dropout, attention_scale(m->head_dim), m->materialise, &m->rec,
                                       m->name);
     Tensor tmp[] = {Q, K, V};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
@@ -124,7 +122,7 @@ Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
     const int d_in = dim(m->W_query, 0);
     const long rows = (long)b * T;
     causal_check_tokens(m->name, m->context_length, T);
-    const double scale = pow((double)hd, 0.5);
+    const double scale = attention_scale(hd);
     Tensor Q = heads_of(project(x, m->W_query, m->bias_q), h);
     Tensor K = heads_of(project(x, m->W_key, m->bias_k), h);
     Tensor V = heads_of(project(x, m->W_value, m->bias_v), h);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "error.h"
 #include "fast_kernels.h"
@@ -117,7 +118,7 @@ static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries
     tensor_free(keys_T);
     torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
 
-    Tensor scaled = torch_div_scalar(attn_scores, pow((double)dim(keys, -1), 0.5));
+    Tensor scaled = torch_div_scalar(attn_scores, attention_scale(dim(keys, -1)));
     Tensor attn_weights = torch_softmax(scaled, -1);
     tensor_free(scaled);
     if (m->act) {  // the backward reads the heads, the softmax output and dropout's factor
@@ -141,12 +142,7 @@ static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries
 }
 
 Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
-    if (x.ndim != 3) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, d_in), found shape %s",
-            error_input(), m->name, s);
-    }
+    attention_expect_batch(x, m->name, "b, num_tokens, d_in", 0);
     const int b = dim(x, 0), num_tokens = dim(x, 1);
     causal_check_tokens(m->name, m->context_length, num_tokens);  // (refuses too many tokens first)
     Tensor keys = split_heads(m, linear_forward(&m->W_key, x));
@@ -159,7 +155,7 @@ Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
         // never made; the same bits, a block of query rows at a time. A
         // backward computes the weights again from the heads it keeps.
         Tensor noise = dropout_factor(&m->dropout, SIZE(b, m->num_heads, num_tokens, num_tokens));
-        per_head = fused_attention(queries, keys, values, noise, true, pow((double)dim(keys, -1), 0.5));
+        per_head = fused_attention(queries, keys, values, noise, true, attention_scale(dim(keys, -1)));
         if (m->act) {
             *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values, .noise = noise};
         } else if (!noise.data && numel(x) <= LAST_MAX_NUMEL) {  // nothing drawn: kept for a backward of x
@@ -252,7 +248,7 @@ MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m
     Tensor dq_h = tensor_empty(heads), dk_h = tensor_empty(heads), dv_h = tensor_empty(heads);
     fast_attention_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
                        act->values.data, act->attn_weights.data, act->noise.data, (long)b * h, T, hd,
-                       (float)pow((double)hd, 0.5), true, -1);
+                       (float)attention_scale(hd), true, -1);
     // 2.
     Tensor dq = tensor_empty(flat), dk = tensor_empty(flat), dv = tensor_empty(flat);
     heads_merge(dq.data, dq_h.data, b, T, h, hd);

@@ -11,14 +11,14 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "error.h"
 #include "fast_kernels.h"
 #include "ops.h"
 
-// keys.shape[-1]**0.5: Python's float power of an int, a double; the
-// division then happens in float32, the tensor's type.
-static double sqrt_d_k(Tensor keys) { return pow((double)dim(keys, -1), 0.5); }
+// keys.shape[-1]**0.5 (attention.h)
+static double sqrt_d_k(Tensor keys) { return attention_scale(dim(keys, -1)); }
 
 // Passes 2-4, recording forward()'s locals under the module's name.
 // With act, also what the backward needs.

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention.h"
 #include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
@@ -50,12 +51,9 @@ MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec
 // x (b, T, E), T <= context_length, or one line and exit 1
 static void check_input(const MHAPyTorchClass *m, Tensor x) {
     const int E = m->multihead_attn.embed_dim;
-    if (x.ndim != 3 || dim(x, 2) != E) {
-        char s[96];
-        size_format(shape(x), s, sizeof s);
-        die(EXIT_BAD_INPUT, "%s: %s: expected a batch (b, num_tokens, %d), found shape %s", error_input(), m->name,
-            E, s);
-    }
+    char dims[48];
+    snprintf(dims, sizeof dims, "b, num_tokens, %d", E);
+    attention_expect_batch(x, m->name, dims, E);
     // attn_mask = self.mask[:num_tokens, :num_tokens] (the notebook's class slices to context_length)
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
 }
