@@ -88,33 +88,10 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
     } else {
         mask_bool = causal_mask_bool(m->name, m->context_length, num_tokens);
     }
-    Tensor keys_T = torch_transpose(keys, 1, 2);
-    Tensor attn_scores = torch_matmul(queries, keys_T);
-    tensor_free(keys_T);
-    torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
+    Tensor context_vec = attention_materialised(&m->rec, m->name, &m->dropout, m->act, x, keys, queries, values,
+                                                mask_bool, m->softmax_dim);
     tensor_free(mask_bool);
-    Tensor scaled = torch_div_scalar(attn_scores, attention_scale(dim(keys, -1)));
-    Tensor attn_weights = torch_softmax(scaled, m->softmax_dim);
-    tensor_free(scaled);
-    if (m->act) {  // the backward reads the softmax output and dropout's factor
-        *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values,
-                                         .attn_weights = attn_weights};
-        attn_weights = dropout_forward_keep(&m->dropout, attn_weights, &m->act->noise);
-    } else {
-        attn_weights = dropout_replace(&m->dropout, attn_weights);
-    }
-
-    Tensor context_vec = torch_matmul(attn_weights, values);
-    RECORD(&m->rec, m->name, keys);
-    RECORD(&m->rec, m->name, queries);
-    RECORD(&m->rec, m->name, values);
-    RECORD(&m->rec, m->name, attn_scores);
-    RECORD(&m->rec, m->name, attn_weights);
     RECORD(&m->rec, m->name, context_vec);
-    // The recorder copied what it keeps: the T x T tensors go now, but for
-    // the softmax output the backward reads.
-    tensor_free(attn_scores);
-    if (!m->act || attn_weights.data != m->act->attn_weights.data) tensor_free(attn_weights);
     return context_vec;
 }
 

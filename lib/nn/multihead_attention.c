@@ -109,36 +109,11 @@ static Tensor split_heads(const MultiHeadAttention *m, Tensor t) {
     return heads;
 }
 
-// Passes 3-5 as the notebook writes them, every (b, h, T, T) tensor made:
-// the recorder gets them, and the backward keeps the softmax's output.
+// Passes 3-5 as the notebook writes them, every (b, h, T, T) tensor made
+// (attention.h): the recorder gets them, and the backward keeps the softmax's output.
 static Tensor attention_heads(MultiHeadAttention *m, Tensor keys, Tensor queries, Tensor values, Tensor mask_bool,
                               Tensor x) {
-    Tensor keys_T = torch_transpose(keys, 2, 3);
-    Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each head
-    tensor_free(keys_T);
-    torch_masked_fill_(&attn_scores, mask_bool, -INFINITY);
-
-    Tensor scaled = torch_div_scalar(attn_scores, attention_scale(dim(keys, -1)));
-    Tensor attn_weights = torch_softmax(scaled, -1);
-    tensor_free(scaled);
-    if (m->act) {  // the backward reads the heads, the softmax output and dropout's factor
-        *m->act = (AttentionActivations){.x = x, .keys = keys, .queries = queries, .values = values,
-                                         .attn_weights = attn_weights};
-        attn_weights = dropout_forward_keep(&m->dropout, attn_weights, &m->act->noise);
-    } else {
-        attn_weights = dropout_replace(&m->dropout, attn_weights);
-    }
-    Tensor per_head = torch_matmul(attn_weights, values);
-    RECORD(&m->rec, m->name, keys);
-    RECORD(&m->rec, m->name, queries);
-    RECORD(&m->rec, m->name, values);
-    RECORD(&m->rec, m->name, attn_scores);
-    RECORD(&m->rec, m->name, attn_weights);
-    // The recorder copied what it keeps: the T x T tensors go now, but for
-    // the softmax output the backward reads.
-    tensor_free(attn_scores);
-    if (!m->act || attn_weights.data != m->act->attn_weights.data) tensor_free(attn_weights);
-    return per_head;
+    return attention_materialised(&m->rec, m->name, &m->dropout, m->act, x, keys, queries, values, mask_bool, -1);
 }
 
 Tensor multihead_attention_forward(MultiHeadAttention *m, Tensor x) {
