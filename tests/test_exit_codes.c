@@ -41,8 +41,9 @@ static int collect_child(pid_t pid, int fds[2], char *err, size_t len) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// Runs fn in a child with stderr into a pipe: its exit status and stderr.
-static int in_child(void (*fn)(void), char *err, size_t len) {
+// Runs child(ctx) in a forked child whose stderr goes into a pipe: its exit
+// code and stderr.
+static int in_child_with(void (*child)(const void *ctx), const void *ctx, char *err, size_t len) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
     fflush(NULL);
@@ -50,11 +51,23 @@ static int in_child(void (*fn)(void), char *err, size_t len) {
     if (pid == 0) {
         close(fds[0]);
         dup2(fds[1], 2);
-        error_set_program("test_exit_codes");
-        fn();
+        child(ctx);
         _exit(0);
     }
     return collect_child(pid, fds, err, len);
+}
+
+// A function of this program, run in the child.
+typedef struct {
+    void (*fn)(void);
+} Call;
+static void run_call(const void *ctx) {
+    error_set_program("test_exit_codes");
+    ((const Call *)ctx)->fn();
+}
+static int in_child(void (*fn)(void), char *err, size_t len) {
+    const Call call = {fn};
+    return in_child_with(run_call, &call, err, len);
 }
 
 static void call_oom(void) { die_oom(42, "a test's buffer"); }
@@ -83,29 +96,29 @@ static int seam_child(void) {
     return 0;
 }
 
+// This program again, with --seam and the seam's variables set (or unset).
+typedef struct {
+    const char *self, *fail, *count;
+} SeamRun;
+static void exec_seam(const void *ctx) {
+    const SeamRun *r = ctx;
+    if (r->fail) setenv("LITATTN_FAIL_ALLOC", r->fail, 1);
+    else unsetenv("LITATTN_FAIL_ALLOC");
+    if (r->count) setenv("LITATTN_ALLOC_COUNT", r->count, 1);
+    else unsetenv("LITATTN_ALLOC_COUNT");
+    // In a cross build under qemu-user, through meson's exe_wrapper
+    // (LITATTN_EXE_WRAPPER, tests/harness.h): an emulated program cannot
+    // exec another one for its machine by itself.
+    const char *wrapper = getenv("LITATTN_EXE_WRAPPER");
+    if (wrapper && *wrapper)
+        execl("/bin/sh", "sh", "-c", "exec $LITATTN_EXE_WRAPPER \"$0\" --seam", r->self, (char *)NULL);
+    else
+        execl(r->self, "test_exit_codes", "--seam", (char *)NULL);
+    _exit(127);
+}
 static int run_self(const char *self, const char *fail, const char *count, char *err, size_t len) {
-    int fds[2];
-    if (pipe(fds) != 0) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], 2);
-        if (fail) setenv("LITATTN_FAIL_ALLOC", fail, 1);
-        else unsetenv("LITATTN_FAIL_ALLOC");
-        if (count) setenv("LITATTN_ALLOC_COUNT", count, 1);
-        else unsetenv("LITATTN_ALLOC_COUNT");
-        // In a cross build under qemu-user, through meson's exe_wrapper
-        // (LITATTN_EXE_WRAPPER, tests/harness.h): an emulated program cannot
-        // exec another one for its machine by itself.
-        const char *wrapper = getenv("LITATTN_EXE_WRAPPER");
-        if (wrapper && *wrapper)
-            execl("/bin/sh", "sh", "-c", "exec $LITATTN_EXE_WRAPPER \"$0\" --seam", self, (char *)NULL);
-        else
-            execl(self, "test_exit_codes", "--seam", (char *)NULL);
-        _exit(127);
-    }
-    return collect_child(pid, fds, err, len);
+    const SeamRun run = {self, fail, count};
+    return in_child_with(exec_seam, &run, err, len);
 }
 
 int main(int argc, char **argv) {
@@ -117,13 +130,10 @@ int main(int argc, char **argv) {
           "exit codes: bad input 1, usage 2, out of memory 3, internal error 4");
     expect(call_oom, 3, "test_exit_codes: out of memory: expected 42 bytes for a test's buffer, found none\n",
            "die_oom");
-    char want[256], err[4096];
+    char want[256];
     snprintf(want, sizeof want, "test_exit_codes: internal error at tests/test_exit_codes.c:%d: next() before iter()\n",
              internal_line);
-    int got = in_child(call_internal, err, sizeof err);
-    printf("  exit %d, stderr %s", got, err);
-    check(got == 4 && !strcmp(err, want),
-          "die_internal: exit 4 and the one line, naming the file relative to the repository and the line");
+    expect(call_internal, 4, want, "die_internal (naming the file relative to the repository, and the line)");
     expect(call_xcalloc_wrap, 3,
            "test_exit_codes: out of memory: expected more than 18446744073709551615 bytes for an array too large, found none\n",
            "xcalloc past SIZE_MAX");
@@ -131,7 +141,8 @@ int main(int argc, char **argv) {
            "test_exit_codes: out of memory: expected more than 18446744073709551615 bytes for pages too large, found none\n",
            "pages_alloc past SIZE_MAX");
 
-    got = run_self(argv[0], NULL, "1", err, sizeof err);
+    char err[4096];
+    int got = run_self(argv[0], NULL, "1", err, sizeof err);
     printf("  exit %d, stderr %s", got, err);
     check(got == 0 && !strcmp(err, "test_exit_codes: 3 allocations\n"), "LITATTN_ALLOC_COUNT=1: the count at exit");
     for (int n = 1; n <= 4; n++) {
