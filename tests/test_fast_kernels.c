@@ -731,6 +731,14 @@ static void test_backward(void) {
     // dead triangle skipped, and not where a value there is not finite
     for (int odd = 0; odd <= 3; odd++) attention_backward_case(1, 520, 4, 1, 0, -1, odd);
     attention_backward_case(1, 520, 24, 1, 1, -1, 8);
+    // past every depth block (four of 256, six of 192), with a non-finite
+    // value in each operand in turn: the skip must see it at any depth
+    for (int odd = 0; odd <= 3; odd++) attention_backward_case(1, 1030, 3, 1, 0, -1, odd);
+    // T - 1 a multiple of a depth block (256, 192): the last row alone in
+    // its block, where a skip one block off drops or keeps a whole block
+    static const int block_edges[] = {193, 257, 385, 513, 577, 769, 1025};
+    for (size_t i = 0; i < sizeof block_edges / sizeof *block_edges; i++)
+        attention_backward_case(1, block_edges[i], 16, 1, (int)i % 2, -1, 8);
     for (int i = 0; i < 12; i++)
         sweep(2), attention_backward_recompute_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2);
     sweep(0);
