@@ -7,12 +7,12 @@
 // (fast_plan_threads); never more than fast_kernels_threads(). No sum is
 // ever split, so the thread count changes no bit. State: the thread count
 // (--threads), the process's.
-#include "fast_kernels.h"
+#include "fast_threads.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "fast_kernels_internal.h"
+#include "fast_path.h"
 
 enum { MAX_THREADS = 64 };
 

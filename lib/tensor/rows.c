@@ -1,14 +1,21 @@
-// kernels.c: the arithmetic of kernels.h, each kernel copying the order of
-// float operations of the PyTorch 1.13 CPU code path it stands for (Debian's
-// build: reference netlib BLAS 3.11, AVX2 kernels, SLEEF 3.5.1). Every kernel
-// was compared with torch on random inputs of sizes 1..70 (and larger) and
-// gives the same bits; see tests/test_kernels.c for the fixture-driven check.
+// rows.c: the scalar reference of the row-wise arithmetic, forward and
+// backward (rows.h): sums (torch's cascade_sum), elementwise and scalar
+// multiplication, division and addition, exp (SLEEF's expf), the softmax
+// (last dim and any other) and their backward, the bias's and masked_fill's
+// gradients. Each kernel copies the order of float operations of the
+// PyTorch 1.13.1 CPU code path named above it (Debian's build: AVX2 kernels
+// compiled by GCC with its default FMA contraction, SLEEF 3.5.1, one
+// thread). Every kernel was compared with torch on random inputs of sizes
+// 1..70 (and larger); tests/test_kernels.c and tests/test_backward.c check
+// them on the fixtures. rows_fast.c gives the same bits faster and falls
+// back to these.
 //
-// Build with -ffp-contract=off: netlib BLAS and the vector kernels copied
-// here round every product before adding it, and GCC would otherwise fuse
-// some of them on an FMA target. The one fused step PyTorch does take (inside
-// SLEEF's exp) is written out as fmaf in sleef_expf.c.
-#include "kernels.h"
+// Build with -ffp-contract=off: the vector kernels copied here round every
+// product before adding it, and GCC would otherwise fuse some of them on an
+// FMA target. The fused steps torch does take (SLEEF's exp; the softmax's
+// backward, where GCC contracted the AVX2 build's `acc + x * y`) are
+// written out as fmaf.
+#include "rows.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -16,67 +23,10 @@
 
 #include "error.h"
 #include "sleef_expf.h"
+#include "tensor.h"
 
 // AVX2 Vectorized<float> holds 8 lanes; the reductions below work lane-wise.
 #define LANES 8
-
-// a (M, K) @ b (K, N) -> out (M, N): out[m][n] = sum_k a[m][k] * b[k][n]
-// torch.mm / @ (and 1-D @ 2-D, which is mm on one row) -> netlib sgemm,
-// case 'N','N': C is zeroed (beta = 0), then for k = 0..K-1 in order
-// C += a[m][k] * b[k][n], each product rounded before the add (netlib is
-// built without FMA). Starting from +0 matters only for the sign of a zero.
-void matmul(float *out, const float *a, const float *b, int M, int K, int N) {
-    for (int m = 0; m < M; m++) {
-        for (int n = 0; n < N; n++) {
-            float s = 0.0f;
-            for (int k = 0; k < K; k++) s += a[m * K + k] * b[k * N + n];
-            out[m * N + n] = s;
-        }
-    }
-}
-
-// x (M, K) @ w^T, w (N, K), + bias (N) or NULL -> out (M, N)
-// out[m][n] = (sum_k x[m][k] * w[n][k]) + bias[n]
-// nn.Linear -> F.linear -> addmm(bias, x, w.t()) (or mm without bias). w.t()
-// reaches sgemm as case 'T','N', whose inner loop is a dot product:
-// temp = 0; temp += x[m][k] * w[n][k] in k order; then C = alpha*temp +
-// beta*C with C preloaded with the bias, so the bias is added LAST, once.
-// The same case serves queries @ keys.T (keys.T is w.t() for w = keys).
-void matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K,
-                    int N) {
-    for (int m = 0; m < M; m++) {
-        for (int n = 0; n < N; n++) {
-            float s = 0.0f;
-            for (int k = 0; k < K; k++) s += x[m * K + k] * w[n * K + k];
-            out[m * N + n] = bias ? s + bias[n] : s;
-        }
-    }
-}
-
-// a[i] (M, K) @ b[i] (K, N) -> out[i] (M, N), for i < batch
-// matmul -> bmm_out_or_baddbmm_: small products (K*M*N < 400) run a naive
-// triple loop from +0 without FMA, larger ones call sgemm per matrix; both
-// give the netlib order above (lib/NUMERICS.md#matrix-products).
-void bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    for (long i = 0; i < batch; i++)
-        matmul(out + i * M * N, a + i * M * K, b + i * K * N, M, K, N);
-}
-
-// a (M, N) -> out (N, M): out[n][m] = a[m][n]; no arithmetic
-void transpose(float *out, const float *a, int M, int N) {
-    for (int m = 0; m < M; m++) {
-        for (int n = 0; n < N; n++) out[n * M + m] = a[m * N + n];
-    }
-}
-
-// a (n,) . b (n,) -> sum_i a[i] * b[i]
-// torch.dot -> netlib sdot: unrolled by 5, but each line adds its products
-// to the running sum left to right, so the order is plain: 0 + p0 + p1 + ...
-float dot(const float *a, const float *b, int n) {
-    float s = 0.0f;
-    for (int i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
 
 // SumKernel.cpp's multi_row_sum with 4 columns: value (i, k) is
 // x[i * row_stride + k * col_stride], and each column k is summed over the
@@ -296,3 +246,182 @@ void softmax_dim(float *out, const float *x, long outer, int n, long inner) {
         }
     }
 }
+
+// --- backward -------------------------------------------------------------------------
+
+// db (out_f,) = dy summed over the rows: AddmmBackward0 passes grad through for
+// `self` (beta 1), and the engine's validate_outputs
+// (torch/csrc/autograd/engine.cpp) reduces it to the bias shape with
+// at::sum_to (aten/src/ATen/ExpandUtils.h), i.e. grad.sum(0): the order of the
+// sums below. For a 3-D input with a batch of one, torch holds the key
+// projection's grad as a transposed view (it came back through
+// keys.transpose(1, 2)), which makes the reduced axis the contiguous one.
+void linear_backward_bias(float *db, const float *dy, long rows, int out_f, bool dy_colmajor) {
+    if (dy_colmajor) sum_dim0_cols(db, dy, rows, out_f);
+    else sum_dim0_rows(db, dy, rows, out_f);
+}
+
+// --- reductions -----------------------------------------------------------------------
+// sum(0) is cascade_sum (aten/src/ATen/native/cpu/SumKernel.cpp), the same
+// kernel as sum above, here on an outer reduction.
+
+// utils::CeilLog2 (SumKernel.cpp): 1 for x <= 2, else the bit length of x - 1
+static int64_t ceil_log2(int64_t x) {
+    if (x <= 2) return 1;
+    int64_t bits = 0;
+    for (uint64_t v = (uint64_t)(x - 1); v; v >>= 1) bits++;
+    return bits;
+}
+
+// multi_row_sum (SumKernel.cpp) for one column, values x[i * stride], i < rows:
+// a 4-level cascade. Level 0 adds blocks of 2^p values (p = max(4,
+// CeilLog2(rows) / 4)); each full block is carried into level 1, level 1 into
+// level 2 every 2^p blocks, level 2 into level 3 every 2^(2p); leftovers go
+// into level 0; at the end level 0 += level 1, += level 2, += level 3.
+static float cascade_column(const float *x, int64_t rows, int64_t stride) {
+    enum { LEVELS = 4 };
+    const int64_t power = ceil_log2(rows) / LEVELS > 4 ? ceil_log2(rows) / LEVELS : 4;
+    const int64_t step = (int64_t)1 << power, mask = step - 1;
+    float acc[LEVELS] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int64_t i = 0;
+    while (i + step <= rows) {
+        for (int64_t j = 0; j < step; j++, i++) acc[0] += x[i * stride];
+        for (int j = 1; j < LEVELS; j++) {
+            acc[j] += acc[j - 1];
+            acc[j - 1] = 0.0f;
+            if ((i & (mask << (j * power))) != 0) break;
+        }
+    }
+    for (; i < rows; i++) acc[0] += x[i * stride];
+    for (int j = 1; j < LEVELS; j++) acc[0] += acc[j];
+    return acc[0];
+}
+
+// row_sum (SumKernel.cpp, ilp 4) for one column: values 4q + k (q < rows / 4)
+// feed partial k through cascade_column, the last rows % 4 go to partial 0 in
+// order, then ((p0 + p1) + p2) + p3.
+static float row_sum_column(const float *x, int64_t rows, int64_t stride) {
+    const int64_t q = rows / 4;
+    float part[4];
+    for (int k = 0; k < 4; k++) part[k] = cascade_column(x + k * stride, q, 4 * stride);
+    for (int64_t i = q * 4; i < rows; i++) part[0] += x[i * stride];
+    return ((part[0] + part[1]) + part[2]) + part[3];
+}
+
+// g (M, N) row-major -> out (N,): out[j] = 0 + sum_i g[i][j]
+// cascade_sum on an outer reduction (the reduced rows are N floats apart):
+// - N == 1: the column is contiguous: sum above;
+// - N >= 8, vectorized_outer_sum: columns in groups of 32 (four AVX2 vectors)
+//   each summed by multi_row_sum over all M rows, then groups of 8 and the
+//   last N % 8 columns by row_sum;
+// - N = 2..7, scalar_outer_sum: groups of 4 columns by multi_row_sum, the
+//   rest by row_sum.
+// Each result is added to the zero-filled output: 0 + s (a -0 becomes +0).
+void sum_dim0_rows(float *out, const float *g, long M, int N) {
+    if (N == 1) {
+        out[0] = sum(g, (int)M);
+        return;
+    }
+    int j = 0;
+    if (N >= LANES) {
+        for (; j + 4 * LANES <= N; j += 4 * LANES)
+            for (int c = j; c < j + 4 * LANES; c++) out[c] = 0.0f + cascade_column(g + c, M, N);
+    } else {
+        for (; j + 4 <= N; j += 4)
+            for (int c = j; c < j + 4; c++) out[c] = 0.0f + cascade_column(g + c, M, N);
+    }
+    for (; j < N; j++) out[j] = 0.0f + row_sum_column(g + j, M, N);
+}
+
+// g (M, N) held column-major by torch -> out (N,): cascade_sum's inner
+// reduction (vectorized_inner_sum / scalar_inner_sum): every column summed as
+// Tensor.sum() of M contiguous floats (sum above), read with stride N here.
+void sum_dim0_cols(float *out, const float *g, long M, int N) {
+    Tensor col = tensor_empty(SIZE((int)M));
+    for (int j = 0; j < N; j++) {
+        for (long i = 0; i < M; i++) col.data[i] = g[i * N + j];
+        out[j] = sum(col.data, (int)M);
+    }
+    tensor_free(col);
+}
+
+// x.sum() -> SumBackward0: grad.expand(sizes) (derivatives.yaml `sum`): every
+// element sees the upstream scalar (1 for loss.backward()); no arithmetic.
+void sum_backward(float *dx, float g, long n) {
+    for (long i = 0; i < n; i++) dx[i] = g;
+}
+
+// --- softmax --------------------------------------------------------------------------
+// SoftmaxBackward0 -> _softmax_backward_data(grad, output, dim)
+// (derivatives.yaml `_softmax`) -> softmax_backward_cpu_out
+// (aten/src/ATen/native/SoftMax.cpp): dx = y * (dy - sum_j dy_j * y_j).
+
+// Last dim: _vec_host_softmax_backward_lastdim (native/cpu/SoftMaxKernel.cpp):
+// s = vec::map2_reduce_all(x * y, x + y, dy, y, n) (cpu/vec/functional_base.h),
+// then dx_i = (dy_i - s) * y_i (vec::map2, two roundings).
+// - n < 8: one partial vector: products rounded, added left to right:
+//   s = ((p0 + p1) + p2) + ...
+// - n >= 8: lane l starts at dy_l * y_l (rounded); every further element of
+//   the lane (whole blocks, then the first n % 8 lanes of the tail) is added
+//   as acc_l = fmaf(dy, y, acc_l): GCC contracted the AVX2 build's
+//   `acc + x * y` into vfmadd. Then VecReduceAllSIMD's tree
+//   ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
+void softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
+    if (n <= 0) return;
+    for (long r = 0; r < rows; r++) {
+        const float *g = dy + r * n, *o = y + r * n;
+        float *d = dx + r * n;
+        float s;
+        if (n < LANES) {
+            s = g[0] * o[0];
+            for (int i = 1; i < n; i++) s = s + g[i] * o[i];
+        } else {
+            float a[LANES];
+            for (int l = 0; l < LANES; l++) a[l] = g[l] * o[l];
+            for (int base = LANES; base < n; base += LANES)
+                for (int l = 0; l < LANES && base + l < n; l++) a[l] = fmaf(g[base + l], o[base + l], a[l]);
+            s = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+        }
+        for (int i = 0; i < n; i++) d[i] = (g[i] - s) * o[i];
+    }
+}
+
+// Any other dim: _vec_softmax_backward (SoftMaxKernel.cpp), x viewed as
+// (outer, n, inner). Every column on its own: s = +0, s = fmaf(dy_d, y_d, s)
+// for d = 0..n-1, then dx_d = y_d * (dy_d - s). torch walks the columns in
+// chunks, a vector path and a scalar tail, both compiled with contraction:
+// the chunking does not show in the bits.
+void softmax_dim_backward(float *dx, const float *dy, const float *y, long outer, int n, long inner) {
+    for (long o = 0; o < outer; o++) {
+        const long base = o * n * inner;
+        for (long i = 0; i < inner; i++) {
+            float s = 0.0f;
+            for (long d = 0; d < n; d++) s = fmaf(dy[base + d * inner + i], y[base + d * inner + i], s);
+            for (long d = 0; d < n; d++) {
+                const long at = base + d * inner + i;
+                dx[at] = y[at] * (dy[at] - s);
+            }
+        }
+    }
+}
+
+// --- pointwise ------------------------------------------------------------------------
+
+// MaskedFillBackward0: grad.masked_fill(mask, 0) (derivatives.yaml
+// `masked_fill_.Scalar`) with the forward's mask triu(ones, 1).bool()[:T, :T]
+// broadcast over the batch: +0.0 at every masked entry, whatever it held.
+void masked_fill_causal_backward(float *g, long batch, int T) {
+    for (long b = 0; b < batch; b++)
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T; j++) g[(b * T + i) * T + j] = 0.0f;
+}
+
+// DivBackward0 for `t / python_float`: div_tensor_self_backward
+// (FunctionsManual.cpp) = grad / other, the forward's div_true_kernel
+// (native/cpu/BinaryOpsKernel.cpp): a true division by the float32 divisor.
+void div_scalar_backward(float *dx, const float *dy, float s, long n) { div_scalar(dx, dy, s, n); }
+
+// InputBuffer::accumulate (torch/csrc/autograd/input_buffer.cpp): a second
+// gradient for one tensor is added as old + new. The first is assigned
+// (AccumulateGrad steals or copies it, never adds it to zeros).
+void accumulate_grad(float *acc, const float *g, long n) { add_elementwise(acc, acc, g, n); }

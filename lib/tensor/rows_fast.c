@@ -1,5 +1,5 @@
-// fast_rows.c: the row-wise kernels of fast_kernels.h with kernels.h's and
-// backward_kernels.h's bits: fast_softmax_rows (softmax_row per row: an
+// rows_fast.c: the row-wise kernels of rows.h with the reference's
+// bits (rows.c): fast_softmax_rows (softmax_row per row: an
 // 8-lane max, exp(x - max), an 8-lane sum, times 1/sum), fast_sum_rows
 // (torch's cascade sum per row), fast_exp (SLEEF's expf), fast_div_scalar
 // (a true division per element, or the multiply by 1/s where s is a power
@@ -8,19 +8,20 @@
 // Vectors run across a row's elements only where the reference's own order
 // is lanes (softmax, sum, exp); rows shorter than 8 take the scalar kernels.
 // Threads split rows, never one.
-#include "fast_kernels.h"
+#include "rows.h"
 
 #include <math.h>
 
-#include "backward_kernels.h"
-#include "fast_kernels_internal.h"
-#include "kernels.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "fast_util.h"
+#include "rows_fast.h"
 
 // Elements that pay for one more thread.
 #define ROWS_THREAD_MIN_ELEMS (1 << 16)
 
 typedef struct {
-    const FastIsa *isa;
+    const SimdIsa *isa;
     float *out;
     const float *x;
     int n;
@@ -62,7 +63,7 @@ void fast_sum_rows(float *out, const float *x, long rows, int n) {
 enum { EXP_CHUNK = 4096 };
 
 typedef struct {
-    const FastIsa *isa;
+    const SimdIsa *isa;
     float *out;
     const float *x;
     long n;
@@ -94,9 +95,9 @@ int fast_exact_reciprocal(float s) {
 
 // out = x / s on the path's vectors (one thread: a pass over memory); the
 // cheaper multiply where it gives every bit
-void fast_div_scalar_isa(const FastIsa *isa, float *out, const float *x, float s, long n) {
-    if (isa && fast_exact_reciprocal(s)) ISA_FN(isa, mul_scalar)(out, x, 1.0f / s, n);
-    else if (isa) ISA_FN(isa, div_scalar)(out, x, s, n);
+void fast_div_scalar_isa(const SimdIsa *isa, float *out, const float *x, float s, long n) {
+    if (isa && fast_exact_reciprocal(s)) (isa)->mul_scalar(out, x, 1.0f / s, n);
+    else if (isa) (isa)->div_scalar(out, x, s, n);
     else div_scalar(out, x, s, n);
 }
 
@@ -105,7 +106,7 @@ void fast_div_scalar(float *out, const float *x, float s, long n) {
 }
 
 typedef struct {
-    const FastIsa *isa;
+    const SimdIsa *isa;
     float *dx;
     const float *dy, *y;
     int n;
@@ -116,7 +117,7 @@ static void softmax_backward_items(void *ctx, int thread, long begin, long end) 
     const SoftmaxBackwardJob *j = ctx;
     for (long i = begin; i < end; i++) {
         const long o = i * j->n;
-        if (j->isa && j->n >= 8) ISA_FN(j->isa, softmax_backward_row)(j->dx + o, j->dy + o, j->y + o, j->n);
+        if (j->isa && j->n >= 8) (j->isa)->softmax_backward_row(j->dx + o, j->dy + o, j->y + o, j->n);
         else softmax_rows_backward(j->dx + o, j->dy + o, j->y + o, 1, j->n);
     }
 }
