@@ -1,6 +1,6 @@
-// test_fast_kernels.c: every kernel of fast_kernels.h against the scalar
-// reference (kernels.h, and the definitions written out below for what
-// kernels.h does not have), bit for bit, on every path this CPU runs.
+// test_fast_kernels.c: every fast kernel of lib/tensor/ (each family's *_fast.c) against the scalar
+// reference (each family's gemm.c, rows.c, noise.c, layout.c, attend.c, and
+// the definitions written out below for what they do not have), bit for bit, on every path this CPU runs.
 //
 // usage: test_fast_kernels
 //        test_fast_kernels --path   (prints the path chosen at start: for

@@ -1,4 +1,5 @@
-// test_kernels.c: every kernel of lib/tensor/kernels.h against PyTorch's results.
+// test_kernels.c: every scalar reference kernel of lib/tensor/ (gemm.h, rows.h,
+// noise.h, layout.h) against PyTorch's results.
 //
 // usage: test_kernels fixtures/kernel_cases.h5
 //
