@@ -15,7 +15,7 @@
 //                                  on (1, T, 768) in this process, MODE fused (ops fused_attention:
 //                                  no (T, T) tensor) or materialised (the (1, 12, T, T) tensors made,
 //                                  as torch does; the library refuses them past 2^26 elements, at
-//                                  T > 2048) or materialised-raw (the same steps on fast_kernels.h
+//                                  T > 2048) or materialised-raw (the same steps on the fast kernels
 //                                  with malloc'd buffers, at any T), then its own peak RSS
 //                                  (getrusage(RUSAGE_SELF))
 //
@@ -298,7 +298,7 @@ static float *floats(long n) {
 
 // Chapter 3's forward with every (1, 12, T, T) tensor torch holds at once
 // (attn_scores, attn_scores / sqrt(hd), attn_weights), written on
-// fast_kernels.h with malloc'd buffers, past the library's 2^26-element
+// the fast kernels with malloc'd buffers, past the library's 2^26-element
 // limit: the module's materialised path (attention_heads in
 // multihead_attention.c), step for step, at any T memory allows.
 // out (T, d), x (T, d), w_q, w_k, w_v, w_o (d, d) nn.Linear layout, b_o (d)

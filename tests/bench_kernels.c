@@ -280,7 +280,7 @@ typedef struct {
 
 // out (T, d_out) = the book's MultiHeadAttention.forward(x (1, T, d_in)) with
 // dropout 0 (in training mode p = 0 returns its input: no draws), written on
-// fast_kernels.h. Each line is the torch statement it stands for; the
+// the fast kernels. Each line is the torch statement it stands for; the
 // module library will replace this function.
 static void mha_forward_ex33(float *out, const Mha *m, MhaScratch *s, const float *x, int T) {
     const int H = m->heads, hd = m->d_out / m->heads;

@@ -8,8 +8,8 @@
 //
 // The composed side is one head of `mha`'s passes 3-5:
 //   s = q @ k^T; s[j > i] = -inf; w = softmax(s / sqrt(hd)); w = w * noise; out = w @ v
-// on fast_kernels.h's products, division, softmax and noise, which
-// unit / fast_kernels proves equal to the scalar kernels of kernels.h. It
+// on the fast products, division, softmax and noise, which
+// unit / fast_kernels proves equal to the scalar reference kernels. It
 // holds (T, T) scores, weights and noise: 3 GiB at T = 16384, so the sizes
 // past 1024 run only with --full (seconds each), the others always.
 // q, k, v are uniform in [-2, 2] (pcg32); the noise is nn.Dropout(0.1)'s

@@ -1,4 +1,4 @@
-// test_backward.c: every backward of lib/tensor/backward_kernels.h and of
+// test_backward.c: every reference backward of lib/tensor/ (gemm.h, rows.h, ...) and of
 // lib/nn/'s modules against PyTorch 1.13's autograd.
 //
 // usage: test_backward fixtures/backward_cases.h5

@@ -590,7 +590,7 @@ static void test_attention(void) {
 }
 
 // ---------------------------------------------------------------------------
-// backward: the products, the softmax's rows, attention (backward_kernels.h)
+// backward: the products, the softmax's rows, attention (attend.h)
 // ---------------------------------------------------------------------------
 static Tally t_matmul_at = {"matmul_at", {0}, {0}, {0}}, t_softmax_bw = {"softmax_backward", {0}, {0}, {0}},
              t_attention_bw = {"attention_backward", {0}, {0}, {0}};

@@ -1,5 +1,6 @@
 // ops.c: shapes, broadcasting, allocation and grad_fn names around the
-// kernels. Every float operation happens in kernels.c; here only indices move.
+// kernels. Every float operation happens in the op families (gemm, rows,
+// ...); here only indices move.
 #include "ops.h"
 
 #include <math.h>
@@ -119,8 +120,8 @@ Tensor torch_stack(int n, const Tensor *ts, int dim) {
 }
 
 // --- layout ------------------------------------------------------------------------
-// The arithmetic and the large copies go through fast_kernels.h: the same
-// bits as kernels.h's reference kernels, vectorised and optionally threaded.
+// The arithmetic and the large copies go through the families' fast kernels: the same
+// bits as their reference kernels, vectorised and optionally threaded.
 
 Tensor torch_transpose(Tensor a, int dim0, int dim1) {
     int d0 = norm_dim(a, dim0, "transpose"), d1 = norm_dim(a, dim1, "transpose");
