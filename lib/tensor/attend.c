@@ -29,20 +29,20 @@ static void attention_backward_all(float *dq, float *dk, float *dv, const float 
     const float *wd = w;
     if (noise) {
         dropped = tensor_empty(SIZE((int)n));
-        mul_elementwise(dropped.data, w, noise, n);
+        rows_mul(dropped.data, w, noise, n);
         wd = dropped.data;
     }
     // 5.
-    bmm_backward(dw.data, dv, dctx, wd, v, batch, T, T, hd);
+    gemm_bmm_backward(dw.data, dv, dctx, wd, v, batch, T, T, hd);
     // 4.
-    if (noise) dropout_backward(dw.data, dw.data, noise, n);
+    if (noise) noise_dropout_backward(dw.data, dw.data, noise, n);
     // 3.
-    if (softmax_dim == -1 || softmax_dim == 2) softmax_rows_backward(dz.data, dw.data, w, batch * T, T);
-    else if (softmax_dim == 1) softmax_dim_backward(dz.data, dw.data, w, batch, T, T);
-    else softmax_dim_backward(dz.data, dw.data, w, 1, (int)batch, (long)T * T);
+    if (softmax_dim == -1 || softmax_dim == 2) rows_softmax_rows_backward(dz.data, dw.data, w, batch * T, T);
+    else if (softmax_dim == 1) rows_softmax_dim_backward(dz.data, dw.data, w, batch, T, T);
+    else rows_softmax_dim_backward(dz.data, dw.data, w, 1, (int)batch, (long)T * T);
     // 2.
-    div_scalar_backward(dz.data, dz.data, scale, n);
-    if (causal) masked_fill_causal_backward(dz.data, batch, T);
+    rows_div_scalar_backward(dz.data, dz.data, scale, n);
+    if (causal) rows_masked_fill_causal_backward(dz.data, batch, T);
     // 1. scores = q @ k^T, k^T (hd, T): dq = dscores @ (k^T)^T, d(k^T) = q^T @ dscores, dk its transpose
     for (long i = 0; i < batch; i++) {
         const long m = i * T * hd;
@@ -55,7 +55,7 @@ static void attention_backward_all(float *dq, float *dk, float *dv, const float 
                 dq[m + t * hd + c] = s;
             }
         // dk[s][c] = sum_t ds[t][s] * q[t][c], t ascending
-        matmul_backward_b(dk + m, ds, q + m, T, T, hd);
+        gemm_matmul_backward_b(dk + m, ds, q + m, T, T, hd);
     }
     if (noise) tensor_free(dropped);
     tensor_free(dw);
@@ -66,7 +66,7 @@ static void attention_backward_all(float *dq, float *dk, float *dv, const float 
 // works on one (T, T) matrix at a time, in the same order: so the matrices
 // go one by one, and the temporaries are (T, T), not (batch, T, T) (at
 // Exercise 3.3's size 4 MiB each instead of 48 MiB).
-void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+void attend_ref_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                         const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
                         bool causal, int softmax_dim) {
     // The (batch, T, T) scores' dims counted from the end, as torch counts them (-2 is 1, -3 is 0).

@@ -14,7 +14,7 @@
 // q, k, v, dq, dk, dv (batch, T, hd); w, noise (batch, T, T), noise NULL
 // without dropout; dctx (batch, T, hd). softmax_dim: -1 or 2 (last), 1 or -2,
 // 0 or -3 of the (batch, T, T) scores. dq, dk, dv are assigned.
-void attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+void attend_ref_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                         const float *v, const float *w, const float *noise, long batch, int T, int hd, float scale,
                         bool causal, int softmax_dim);
 
@@ -25,12 +25,12 @@ void attention_backward(float *dq, float *dk, float *dv, const float *dctx, cons
 //   w = w * noise (if noise); out = w @ v
 // composed from the kernels of gemm.h and rows.h. q, k, v (batch, T, D);
 // noise (batch, T, T) or NULL (dropout's factor, drawn beforehand).
-void fast_attention(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
+void attend_fast(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
                     int T, int D, float scale, int causal);
-// attention_backward, its arguments and bits; w may be NULL (softmax over
+// attend_ref_backward, its arguments and bits; w may be NULL (softmax over
 // the last dim): each matrix's weights are then computed again from q and k,
 // with the forward's bits
-void fast_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+void attend_fast_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim);
 

@@ -16,27 +16,27 @@
 // AVX-512 with AVX2's 6 x 16 register tile for the products (which needs
 // what AVX-512 needs).
 enum { FAST_PATH_SCALAR = 0, FAST_PATH_AVX2 = 1, FAST_PATH_AVX512 = 2, FAST_PATH_AVX512_YMM = 3, FAST_PATHS = 4 };
-int fast_kernels_path(void);
-const char *fast_kernels_path_name(void);
+int fast_path_get(void);
+const char *fast_path_name(void);
 // "scalar", "avx2", "avx512", "avx512-ymm" (the LITATTN_KERNELS values)
-const char *fast_kernels_path_name_of(int path);
+const char *fast_path_name_of(int path);
 // Whether this CPU runs the path.
-bool fast_kernels_runs_path(int path);
+bool fast_path_runs(int path);
 // The path taken when LITATTN_KERNELS asks for none (the best this CPU has,
 // or AVX-512 with AVX2's tile on a Zen 4).
-int fast_kernels_preferred_path(void);
+int fast_path_preferred(void);
 // Asks for a path (tests, benchmark); clamps to the best path the CPU has.
-void fast_kernels_force_path(int path);
+void fast_path_force(int path);
 // Tests only: 1 = ignore the size thresholds, so that every size takes the
 // chosen path (no scalar fallback for small sizes) and any work with two or
 // more pieces is split over the threads; 0 (the default) = choose by size.
-void fast_kernels_ignore_thresholds(int on);
+void fast_path_ignore_thresholds(int on);
 
 // --- for the dispatchers ---
 // The active path's kernels, or NULL for the scalar path.
-const SimdIsa *fast_active_isa(void);
-// 1 when fast_kernels_ignore_thresholds(1) asked every size to take the
+const SimdIsa *fast_path_isa(void);
+// 1 when fast_path_ignore_thresholds(1) asked every size to take the
 // path and every work of two or more pieces to be split over the threads.
-int fast_thresholds_ignored(void);
+int fast_path_thresholds_ignored(void);
 
 #endif

@@ -17,7 +17,7 @@
 // case 'N','N': C is zeroed (beta = 0), then for k = 0..K-1 in order
 // C += a[m][k] * b[k][n], each product rounded before the add (netlib is
 // built without FMA). Starting from +0 matters only for the sign of a zero.
-void matmul(float *out, const float *a, const float *b, int M, int K, int N) {
+void gemm_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
             float s = 0.0f;
@@ -34,7 +34,7 @@ void matmul(float *out, const float *a, const float *b, int M, int K, int N) {
 // temp = 0; temp += x[m][k] * w[n][k] in k order; then C = alpha*temp +
 // beta*C with C preloaded with the bias, so the bias is added LAST, once.
 // The same case serves queries @ keys.T (keys.T is w.t() for w = keys).
-void matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K,
+void gemm_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K,
                     int N) {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
@@ -49,15 +49,15 @@ void matmul_wt_bias(float *out, const float *x, const float *w, const float *bia
 // matmul -> bmm_out_or_baddbmm_: small products (K*M*N < 400) run a naive
 // triple loop from +0 without FMA, larger ones call sgemm per matrix; both
 // give the netlib order above (lib/NUMERICS.md#matrix-products).
-void bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+void gemm_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
     for (long i = 0; i < batch; i++)
-        matmul(out + i * M * N, a + i * M * K, b + i * K * N, M, K, N);
+        gemm_matmul(out + i * M * N, a + i * M * K, b + i * K * N, M, K, N);
 }
 
 // a (n,) . b (n,) -> sum_i a[i] * b[i]
 // torch.dot -> netlib sdot: unrolled by 5, but each line adds its products
 // to the running sum left to right, so the order is plain: 0 + p0 + p1 + ...
-float dot(const float *a, const float *b, int n) {
+float gemm_dot(const float *a, const float *b, int n) {
     float s = 0.0f;
     for (int i = 0; i < n; i++) s += a[i] * b[i];
     return s;
@@ -78,7 +78,7 @@ float dot(const float *a, const float *b, int n) {
 
 // out = a (M, K) @ b (K, N); g (M, N) -> da (M, K) = g @ b^T:
 // da[m][k] = +0 + sum_n g[m][n] * b[k][n], n ascending (MmBackward0's mat1 grad)
-void matmul_backward_a(float *da, const float *g, const float *b, int M, int K, int N) {
+void gemm_matmul_backward_a(float *da, const float *g, const float *b, int M, int K, int N) {
     for (long m = 0; m < M; m++) {
         const float *grow = g + m * N;
         for (long k = 0; k < K; k++) {
@@ -92,13 +92,13 @@ void matmul_backward_a(float *da, const float *g, const float *b, int M, int K, 
 
 // out = a (M, K) @ b (K, N); g (M, N) -> db (K, N) = a^T @ g:
 // db[k][n] = +0 + sum_m a[m][k] * g[m][n], m ascending (MmBackward0's mat2 grad)
-void matmul_backward_b(float *db, const float *a, const float *g, int M, int K, int N) {
-    matmul_backward_b_rows(db, a, g, M, K, N, 0, K);
+void gemm_matmul_backward_b(float *db, const float *a, const float *g, int M, int K, int N) {
+    gemm_matmul_backward_b_rows(db, a, g, M, K, N, 0, K);
 }
 
 // rows [k0, k1) of that db, into db_rows (k1 - k0, N): every element the same
 // chain (gemm_fast.c's scalar fallback, which splits the rows over threads)
-void matmul_backward_b_rows(float *db_rows, const float *a, const float *g, int M, int K, int N, int k0, int k1) {
+void gemm_matmul_backward_b_rows(float *db_rows, const float *a, const float *g, int M, int K, int N, int k0, int k1) {
     for (long i = 0; i < (long)(k1 - k0) * N; i++) db_rows[i] = 0.0f;
     for (long m = 0; m < M; m++) {
         const float *grow = g + m * N;
@@ -113,22 +113,22 @@ void matmul_backward_b_rows(float *db_rows, const float *a, const float *g, int 
 // BmmBackward0 (tools/autograd/derivatives.yaml `bmm`: grad.bmm(mat2.mH),
 // self.mH.bmm(grad)); matmul's expand / reshape / _unsafe_view around bmm only
 // move data (_matmul_impl, LinearAlgebra.cpp).
-void bmm_backward(float *da, float *db, const float *g, const float *a, const float *b, long batch, int M, int K,
+void gemm_bmm_backward(float *da, float *db, const float *g, const float *a, const float *b, long batch, int M, int K,
                   int N) {
     for (long i = 0; i < batch; i++) {
         const float *gi = g + i * M * N;
-        if (da) matmul_backward_a(da + i * M * K, gi, b + i * K * N, M, K, N);
-        if (db) matmul_backward_b(db + i * K * N, a + i * M * K, gi, M, K, N);
+        if (da) gemm_matmul_backward_a(da + i * M * K, gi, b + i * K * N, M, K, N);
+        if (db) gemm_matmul_backward_b(db + i * K * N, a + i * M * K, gi, M, K, N);
     }
 }
 
 // --- nn.Linear ------------------------------------------------------------------------
-// Forward (matmul_wt_bias above): F.linear -> addmm(bias, x, w.t()), or
+// Forward (gemm_matmul_wt_bias above): F.linear -> addmm(bias, x, w.t()), or
 // mm / matmul without a bias, over all rows at once (aten/src/ATen/native/Linear.cpp).
 
 // dx (rows, in_f) = dy @ w: dx[r][k] = +0 + sum_n dy[r][n] * w[n][k], n ascending
 // (mm_mat1_backward, general branch)
-void linear_backward_x(float *dx, const float *dy, const float *w, long rows, int in_f, int out_f) {
+void gemm_linear_backward_x(float *dx, const float *dy, const float *w, long rows, int in_f, int out_f) {
     for (long r = 0; r < rows; r++) {
         float *row = dx + r * in_f;
         for (long k = 0; k < in_f; k++) row[k] = 0.0f;
@@ -143,8 +143,8 @@ void linear_backward_x(float *dx, const float *dy, const float *w, long rows, in
 // dw (out_f, in_f) = dy^T @ x: dw[n][k] = +0 + sum_r dy[r][n] * x[r][k], rows ascending
 // over all rows (mm_mat2_backward sees w.t() column-major and returns
 // (grad.t().mm(x)).t(); TBackward0 transposes it back)
-// That is matmul_backward_b with a = dy (rows, out_f) and g = x (rows, in_f).
-void linear_backward_w(float *dw, const float *dy, const float *x, long rows, int in_f, int out_f) {
-    matmul_backward_b(dw, dy, x, (int)rows, out_f, in_f);
+// That is gemm_matmul_backward_b with a = dy (rows, out_f) and g = x (rows, in_f).
+void gemm_linear_backward_w(float *dw, const float *dy, const float *x, long rows, int in_f, int out_f) {
+    gemm_matmul_backward_b(dw, dy, x, (int)rows, out_f, in_f);
 }
 

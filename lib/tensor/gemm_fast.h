@@ -47,23 +47,23 @@ typedef struct {
 // pb (panels of nr columns, each (kc, nr)) = columns [jc, jc+nc) of rows
 // [pc, pc+kc) of b (K, N), or of w^T for w (N, K) when b_wt; columns past
 // the end are zero.
-void fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr);
+void gemm_fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr);
 // pa (mr, kc), rows kc apart = rows [i, i+height) of columns [pc, pc+kc) of
 // a (M, K), the rows past height zero.
-void fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr);
+void gemm_fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr);
 // One register tile at c (height x width valid, rows ldc apart), continuing
 // c's sums unless first; bias (nr) added last if not NULL.
-void fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
+void gemm_fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
                    long lda, const float *pb, int kc, int first, const float *bias);
 // out (batch, M, N) = a @ b (+ bias), a (batch, M, K) or, with a_t, a^T of
 // a (batch, K, M); b (batch, K, N) or, with b_wt, b^T of b (batch, N, K);
 // each output one chain from +0 in k order (netlib's), the bias last.
 // zeros (GEMM_ZEROS_*, M = K): where a is known to hold +-0, which the
 // sums may skip (the caller has checked that b is finite).
-void fast_gemm_zeros(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K,
+void gemm_fast_product_zeros(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K,
                      int N, int b_wt, int a_t, int zeros);
-// fast_gemm_zeros with GEMM_ZEROS_NONE
-void fast_gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
+// gemm_fast_product_zeros with GEMM_ZEROS_NONE
+void gemm_fast_product(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
                int b_wt, int a_t);
 
 #endif

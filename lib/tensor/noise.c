@@ -25,4 +25,4 @@ void noise_dropout(float *noise, long n, double keep, TorchGenerator *g) {
 // native/Dropout.cpp: noise = bernoulli_(1 - p).div_(1 - p)), so its node is
 // MulBackward0: mul_tensor_backward (FunctionsManual.cpp) = grad * noise, one
 // rounding. Eval mode and p = 0 return the input itself: no node at all.
-void dropout_backward(float *dx, const float *dy, const float *noise, long n) { mul_elementwise(dx, dy, noise, n); }
+void noise_dropout_backward(float *dx, const float *dy, const float *noise, long n) { rows_mul(dx, dy, noise, n); }

@@ -14,10 +14,10 @@
 // torch_random64.
 void noise_dropout(float *noise, long n, double keep, TorchGenerator *g);
 // dy, noise, dx (n,): dropout's x * noise -> dx = dy * noise
-void dropout_backward(float *dx, const float *dy, const float *noise, long n);
+void noise_dropout_backward(float *dx, const float *dy, const float *noise, long n);
 
 // --- fast (noise_fast.c) ---
 // noise_dropout, its arguments and bits
-void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g);
+void noise_fast_dropout(float *noise, long n, double keep, TorchGenerator *g);
 
 #endif

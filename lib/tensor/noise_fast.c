@@ -1,4 +1,4 @@
-// noise_fast.c: fast_dropout_noise, nn.Dropout(p)'s training-mode noise
+// noise_fast.c: noise_fast_dropout, nn.Dropout(p)'s training-mode noise
 // with the bits of its definition: per element in order, r = the next
 // random64() of torch's MT19937, u = (r & (2^53 - 1)) * 2^-53 (a double),
 // noise = (u < 1 - p ? 1.0f : 0.0f) / (float)(1 - p). The generator's words
@@ -12,10 +12,10 @@
 #include "fast_path.h"
 #include "fast_util.h"
 
-void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
+void noise_fast_dropout(float *noise, long n, double keep, TorchGenerator *g) {
     const float keep_f = (float)keep;
     const float kept = 1.0f / keep_f, dropped = 0.0f / keep_f;  // noise.div_(1 - p) on 1s and 0s
-    const SimdIsa *isa = fast_active_isa();
+    const SimdIsa *isa = fast_path_isa();
     if (!isa) {
         noise_dropout(noise, n, keep, g);
         return;

@@ -93,7 +93,7 @@ static float row_sum(const float *x, int64_t count, int64_t stride) {
 // The result is finally added to the zero-filled output: 0 + s.
 // (Sums above 32768 floats would split across threads if torch had more
 // than one; the fixtures' torch runs one.)
-float sum(const float *x, int n) {
+float rows_sum(const float *x, int n) {
     if (n < LANES) return 0.0f + row_sum(x, n, 1);
     const int nvec = n / LANES;
     float s = 0.0f;
@@ -105,15 +105,15 @@ float sum(const float *x, int n) {
 // out (n,) = a op b elementwise, a and b (n,): mul_kernel, div_true_kernel,
 // add_kernel (alpha 1: a + 1 * b is a plain add). One rounding per element:
 // a true IEEE division, not a multiply by 1/b.
-void mul_elementwise(float *out, const float *a, const float *b, long n) {
+void rows_mul(float *out, const float *a, const float *b, long n) {
     for (long i = 0; i < n; i++) out[i] = a[i] * b[i];
 }
 
-void div_elementwise(float *out, const float *a, const float *b, long n) {
+void rows_div(float *out, const float *a, const float *b, long n) {
     for (long i = 0; i < n; i++) out[i] = a[i] / b[i];
 }
 
-void add_elementwise(float *out, const float *a, const float *b, long n) {
+void rows_add(float *out, const float *a, const float *b, long n) {
     for (long i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
@@ -121,24 +121,24 @@ void add_elementwise(float *out, const float *a, const float *b, long n) {
 // div_true_kernel: a true IEEE division per element (vdivps), not a multiply
 // by 1/s; a Python float divisor is first rounded to float32 (the 0-d
 // "wrapped number" is cast to the tensor's dtype), so pass (float)s.
-void div_scalar(float *out, const float *x, float s, long n) {
+void rows_div_scalar(float *out, const float *x, float s, long n) {
     for (long i = 0; i < n; i++) out[i] = x[i] / s;
 }
 
 // x (n,) * s -> out (n,): out[i] = x[i] * s (mul_kernel, one rounding)
-void mul_scalar(float *out, const float *x, float s, long n) {
+void rows_mul_scalar(float *out, const float *x, float s, long n) {
     for (long i = 0; i < n; i++) out[i] = x[i] * s;
 }
 
 // x (n,) + s -> out (n,): out[i] = x[i] + s (add_kernel, one rounding)
-void add_scalar(float *out, const float *x, float s, long n) {
+void rows_add_scalar(float *out, const float *x, float s, long n) {
     for (long i = 0; i < n; i++) out[i] = x[i] + s;
 }
 
 // x (n,) -> out (n,): out[i] = e^x[i]
 // torch.exp -> vml::vexp -> vec::map -> Sleef_expf8_u10 on every element,
 // the tail included (it is loaded into a padded vector), hence sleef_expf.
-void exp_elementwise(float *out, const float *x, long n) {
+void rows_exp(float *out, const float *x, long n) {
     for (long i = 0; i < n; i++) out[i] = sleef_expf(x[i]);
 }
 
@@ -184,7 +184,7 @@ static float reduce_all(float (*op)(float, float), const float *x, int n) {
 // reduce_all with +, then ONE division 1/sum and a multiply per element.
 // Extremes follow from the same steps: a +inf or NaN makes the whole row NaN
 // (inf - inf), -inf entries give 0, an all -inf row is NaN.
-void softmax_row(float *out, const float *x, int n) {
+void rows_softmax_row(float *out, const float *x, int n) {
     if (n <= 0) return;
     const float max = reduce_all(vec_max, x, n);
     for (int j = 0; j < n; j++) out[j] = sleef_expf(x[j] - max);
@@ -194,13 +194,13 @@ void softmax_row(float *out, const float *x, int n) {
 
 // x (rows, n) -> out (rows, n): each row on its own (the rows of a (b, T, T)
 // or (b, h, T, T) tensor are independent jobs of the same kernel).
-void softmax_rows(float *out, const float *x, long rows, int n) {
-    for (long r = 0; r < rows; r++) softmax_row(out + r * n, x + r * n, n);
+void rows_softmax_rows(float *out, const float *x, long rows, int n) {
+    for (long r = 0; r < rows; r++) rows_softmax_row(out + r * n, x + r * n, n);
 }
 
 // x (rows, n) -> out (rows,): x.sum(dim=-1), cascade_sum on every row
-void sum_rows(float *out, const float *x, long rows, int n) {
-    for (long r = 0; r < rows; r++) out[r] = sum(x + r * n, n);
+void rows_sum_rows(float *out, const float *x, long rows, int n) {
+    for (long r = 0; r < rows; r++) out[r] = rows_sum(x + r * n, n);
 }
 
 // --- softmax over a dimension that is not the last ----------------------------------
@@ -237,7 +237,7 @@ static void softmax_column(float *y, const float *x, int n, long stride, int vec
 }
 
 // x (outer, n, inner) -> out: softmax over the middle axis
-void softmax_dim(float *out, const float *x, long outer, int n, long inner) {
+void rows_softmax_dim(float *out, const float *x, long outer, int n, long inner) {
     for (long o = 0; o < outer; o++) {
         const long row = o * (long)n * inner;
         for (long i = 0; i < inner; i++) {
@@ -256,9 +256,9 @@ void softmax_dim(float *out, const float *x, long outer, int n, long inner) {
 // sums below. For a 3-D input with a batch of one, torch holds the key
 // projection's grad as a transposed view (it came back through
 // keys.transpose(1, 2)), which makes the reduced axis the contiguous one.
-void linear_backward_bias(float *db, const float *dy, long rows, int out_f, bool dy_colmajor) {
-    if (dy_colmajor) sum_dim0_cols(db, dy, rows, out_f);
-    else sum_dim0_rows(db, dy, rows, out_f);
+void rows_linear_backward_bias(float *db, const float *dy, long rows, int out_f, bool dy_colmajor) {
+    if (dy_colmajor) rows_sum_dim0_cols(db, dy, rows, out_f);
+    else rows_sum_dim0_rows(db, dy, rows, out_f);
 }
 
 // --- reductions -----------------------------------------------------------------------
@@ -317,9 +317,9 @@ static float row_sum_column(const float *x, int64_t rows, int64_t stride) {
 // - N = 2..7, scalar_outer_sum: groups of 4 columns by multi_row_sum, the
 //   rest by row_sum.
 // Each result is added to the zero-filled output: 0 + s (a -0 becomes +0).
-void sum_dim0_rows(float *out, const float *g, long M, int N) {
+void rows_sum_dim0_rows(float *out, const float *g, long M, int N) {
     if (N == 1) {
-        out[0] = sum(g, (int)M);
+        out[0] = rows_sum(g, (int)M);
         return;
     }
     int j = 0;
@@ -336,18 +336,18 @@ void sum_dim0_rows(float *out, const float *g, long M, int N) {
 // g (M, N) held column-major by torch -> out (N,): cascade_sum's inner
 // reduction (vectorized_inner_sum / scalar_inner_sum): every column summed as
 // Tensor.sum() of M contiguous floats (sum above), read with stride N here.
-void sum_dim0_cols(float *out, const float *g, long M, int N) {
+void rows_sum_dim0_cols(float *out, const float *g, long M, int N) {
     Tensor col = tensor_empty(SIZE((int)M));
     for (int j = 0; j < N; j++) {
         for (long i = 0; i < M; i++) col.data[i] = g[i * N + j];
-        out[j] = sum(col.data, (int)M);
+        out[j] = rows_sum(col.data, (int)M);
     }
     tensor_free(col);
 }
 
 // x.sum() -> SumBackward0: grad.expand(sizes) (derivatives.yaml `sum`): every
 // element sees the upstream scalar (1 for loss.backward()); no arithmetic.
-void sum_backward(float *dx, float g, long n) {
+void rows_sum_backward(float *dx, float g, long n) {
     for (long i = 0; i < n; i++) dx[i] = g;
 }
 
@@ -366,7 +366,7 @@ void sum_backward(float *dx, float g, long n) {
 //   as acc_l = fmaf(dy, y, acc_l): GCC contracted the AVX2 build's
 //   `acc + x * y` into vfmadd. Then VecReduceAllSIMD's tree
 //   ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)).
-void softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
+void rows_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
     if (n <= 0) return;
     for (long r = 0; r < rows; r++) {
         const float *g = dy + r * n, *o = y + r * n;
@@ -391,7 +391,7 @@ void softmax_rows_backward(float *dx, const float *dy, const float *y, long rows
 // for d = 0..n-1, then dx_d = y_d * (dy_d - s). torch walks the columns in
 // chunks, a vector path and a scalar tail, both compiled with contraction:
 // the chunking does not show in the bits.
-void softmax_dim_backward(float *dx, const float *dy, const float *y, long outer, int n, long inner) {
+void rows_softmax_dim_backward(float *dx, const float *dy, const float *y, long outer, int n, long inner) {
     for (long o = 0; o < outer; o++) {
         const long base = o * n * inner;
         for (long i = 0; i < inner; i++) {
@@ -410,7 +410,7 @@ void softmax_dim_backward(float *dx, const float *dy, const float *y, long outer
 // MaskedFillBackward0: grad.masked_fill(mask, 0) (derivatives.yaml
 // `masked_fill_.Scalar`) with the forward's mask triu(ones, 1).bool()[:T, :T]
 // broadcast over the batch: +0.0 at every masked entry, whatever it held.
-void masked_fill_causal_backward(float *g, long batch, int T) {
+void rows_masked_fill_causal_backward(float *g, long batch, int T) {
     for (long b = 0; b < batch; b++)
         for (long i = 0; i < T; i++)
             for (long j = i + 1; j < T; j++) g[(b * T + i) * T + j] = 0.0f;
@@ -419,9 +419,9 @@ void masked_fill_causal_backward(float *g, long batch, int T) {
 // DivBackward0 for `t / python_float`: div_tensor_self_backward
 // (FunctionsManual.cpp) = grad / other, the forward's div_true_kernel
 // (native/cpu/BinaryOpsKernel.cpp): a true division by the float32 divisor.
-void div_scalar_backward(float *dx, const float *dy, float s, long n) { div_scalar(dx, dy, s, n); }
+void rows_div_scalar_backward(float *dx, const float *dy, float s, long n) { rows_div_scalar(dx, dy, s, n); }
 
 // InputBuffer::accumulate (torch/csrc/autograd/input_buffer.cpp): a second
 // gradient for one tensor is added as old + new. The first is assigned
 // (AccumulateGrad steals or copies it, never adds it to zeros).
-void accumulate_grad(float *acc, const float *g, long n) { add_elementwise(acc, acc, g, n); }
+void rows_accumulate_grad(float *acc, const float *g, long n) { rows_add(acc, acc, g, n); }

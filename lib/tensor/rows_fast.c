@@ -1,10 +1,10 @@
 // rows_fast.c: the row-wise kernels of rows.h with the reference's
-// bits (rows.c): fast_softmax_rows (softmax_row per row: an
-// 8-lane max, exp(x - max), an 8-lane sum, times 1/sum), fast_sum_rows
-// (torch's cascade sum per row), fast_exp (SLEEF's expf), fast_div_scalar
+// bits (rows.c): rows_fast_softmax_rows (softmax_row per row: an
+// 8-lane max, exp(x - max), an 8-lane sum, times 1/sum), rows_fast_sum_rows
+// (torch's cascade sum per row), rows_fast_exp (SLEEF's expf), rows_fast_div_scalar
 // (a true division per element, or the multiply by 1/s where s is a power
-// of two and that is the same rounding), fast_softmax_rows_backward
-// (softmax_rows_backward per row, torch's 8 AVX2 lanes with explicit FMA).
+// of two and that is the same rounding), rows_fast_softmax_rows_backward
+// (rows_softmax_rows_backward per row, torch's 8 AVX2 lanes with explicit FMA).
 // Vectors run across a row's elements only where the reference's own order
 // is lanes (softmax, sum, exp); rows shorter than 8 take the scalar kernels.
 // Threads split rows, never one.
@@ -35,14 +35,14 @@ static void softmax_items(void *ctx, int thread, long begin, long end) {
         float *out_row = r->out + i * r->n;
         const float *x_row = r->x + i * r->n;
         if (r->isa && r->n >= 8) r->isa->softmax_row(out_row, x_row, r->n);
-        else softmax_row(out_row, x_row, r->n);
+        else rows_softmax_row(out_row, x_row, r->n);
     }
 }
 
-void fast_softmax_rows(float *out, const float *x, long rows, int n) {
+void rows_fast_softmax_rows(float *out, const float *x, long rows, int n) {
     if (n <= 0) return;
-    Rows r = {fast_active_isa(), out, x, n};
-    fast_parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_items, &r);
+    Rows r = {fast_path_isa(), out, x, n};
+    fast_threads_parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_items, &r);
 }
 
 static void sum_items(void *ctx, int thread, long begin, long end) {
@@ -50,13 +50,13 @@ static void sum_items(void *ctx, int thread, long begin, long end) {
     const Rows *r = ctx;
     for (long i = begin; i < end; i++) {
         const float *x_row = r->x + i * r->n;
-        r->out[i] = r->isa && r->n >= 8 ? r->isa->sum_row(x_row, r->n) : sum(x_row, r->n);
+        r->out[i] = r->isa && r->n >= 8 ? r->isa->sum_row(x_row, r->n) : rows_sum(x_row, r->n);
     }
 }
 
-void fast_sum_rows(float *out, const float *x, long rows, int n) {
-    Rows r = {fast_active_isa(), out, x, n < 0 ? 0 : n};
-    fast_parallel_for(rows, (double)rows * (n > 1 ? n : 1), ROWS_THREAD_MIN_ELEMS, sum_items, &r);
+void rows_fast_sum_rows(float *out, const float *x, long rows, int n) {
+    Rows r = {fast_path_isa(), out, x, n < 0 ? 0 : n};
+    fast_threads_parallel_for(rows, (double)rows * (n > 1 ? n : 1), ROWS_THREAD_MIN_ELEMS, sum_items, &r);
 }
 
 // exp over chunks of 4096 elements: item i is [4096 i, 4096 (i+1))
@@ -76,33 +76,33 @@ static void exp_items(void *ctx, int thread, long begin, long end) {
     if (e->isa) {
         e->isa->exp(e->out + i0, e->x + i0, i1 - i0);
     } else {
-        for (long i = i0; i < i1; i += EXP_CHUNK) exp_elementwise(e->out + i, e->x + i, (int)min_l(EXP_CHUNK, i1 - i));
+        for (long i = i0; i < i1; i += EXP_CHUNK) rows_exp(e->out + i, e->x + i, (int)min_l(EXP_CHUNK, i1 - i));
     }
 }
 
-void fast_exp(float *out, const float *x, long n) {
-    ExpJob e = {fast_active_isa(), out, x, n};
-    fast_parallel_for((n + EXP_CHUNK - 1) / EXP_CHUNK, (double)n, ROWS_THREAD_MIN_ELEMS, exp_items, &e);
+void rows_fast_exp(float *out, const float *x, long n) {
+    ExpJob e = {fast_path_isa(), out, x, n};
+    fast_threads_parallel_for((n + EXP_CHUNK - 1) / EXP_CHUNK, (double)n, ROWS_THREAD_MIN_ELEMS, exp_items, &e);
 }
 
 // Whether x / s = x * (1 / s) for every float x: where s is a power of two
 // whose reciprocal is a normal float (sqrt(64) = 8, head_dim 64's scale),
 // both are the one rounding of the same real number.
-int fast_exact_reciprocal(float s) {
+int rows_fast_exact_reciprocal(float s) {
     int e;
     return fabsf(frexpf(s, &e)) == 0.5f && isnormal(s) && isnormal(1.0f / s);
 }
 
 // out = x / s on the path's vectors (one thread: a pass over memory); the
 // cheaper multiply where it gives every bit
-void fast_div_scalar_isa(const SimdIsa *isa, float *out, const float *x, float s, long n) {
-    if (isa && fast_exact_reciprocal(s)) (isa)->mul_scalar(out, x, 1.0f / s, n);
+void rows_fast_div_scalar_isa(const SimdIsa *isa, float *out, const float *x, float s, long n) {
+    if (isa && rows_fast_exact_reciprocal(s)) (isa)->mul_scalar(out, x, 1.0f / s, n);
     else if (isa) (isa)->div_scalar(out, x, s, n);
-    else div_scalar(out, x, s, n);
+    else rows_div_scalar(out, x, s, n);
 }
 
-void fast_div_scalar(float *out, const float *x, float s, long n) {
-    fast_div_scalar_isa(fast_active_isa(), out, x, s, n);
+void rows_fast_div_scalar(float *out, const float *x, float s, long n) {
+    rows_fast_div_scalar_isa(fast_path_isa(), out, x, s, n);
 }
 
 typedef struct {
@@ -118,12 +118,12 @@ static void softmax_backward_items(void *ctx, int thread, long begin, long end) 
     for (long i = begin; i < end; i++) {
         const long o = i * j->n;
         if (j->isa && j->n >= 8) (j->isa)->softmax_backward_row(j->dx + o, j->dy + o, j->y + o, j->n);
-        else softmax_rows_backward(j->dx + o, j->dy + o, j->y + o, 1, j->n);
+        else rows_softmax_rows_backward(j->dx + o, j->dy + o, j->y + o, 1, j->n);
     }
 }
 
-void fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
+void rows_fast_softmax_rows_backward(float *dx, const float *dy, const float *y, long rows, int n) {
     if (n <= 0) return;
-    SoftmaxBackwardJob j = {fast_active_isa(), dx, dy, y, n};
-    fast_parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_backward_items, &j);
+    SoftmaxBackwardJob j = {fast_path_isa(), dx, dy, y, n};
+    fast_threads_parallel_for(rows, (double)rows * n, ROWS_THREAD_MIN_ELEMS, softmax_backward_items, &j);
 }

@@ -8,9 +8,9 @@
 
 // Whether x / s = x * (1 / s) for every float x (s a power of two whose
 // reciprocal is a normal float).
-int fast_exact_reciprocal(float s);
+int rows_fast_exact_reciprocal(float s);
 // out (n,) = x (n,) / s on isa's vectors (NULL: the reference kernel), one
 // thread; the cheaper multiply where it gives every bit.
-void fast_div_scalar_isa(const SimdIsa *isa, float *out, const float *x, float s, long n);
+void rows_fast_div_scalar_isa(const SimdIsa *isa, float *out, const float *x, float s, long n);
 
 #endif

@@ -46,7 +46,7 @@ static inline vf exp_full(vf d) {
     return vf_blend(exp_to_100(d), vf_cmp_gt(d, vf_set1(100.0f)), vf_set1(__builtin_inff()));
 }
 
-// out (n,) = e^x (n,): exp_elementwise, W independent lanes at a time, the
+// out (n,) = e^x (n,): rows_exp, W independent lanes at a time, the
 // tail masked (SLEEF runs on the padded tail vector too; each lane is
 // independent).
 void SIMD_FN(rows_simd_exp)(float *out, const float *x, long n) {

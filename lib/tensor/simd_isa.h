@@ -25,7 +25,7 @@ typedef struct {
     // (by_reciprocal: computed as x * (1 / s), which the caller knows to be
     // the same rounding); out may be x
     void (*softmax_row_scaled)(float *out, const float *x, int n, float s, int by_reciprocal);
-    // dx (n,) = softmax_rows_backward of one row dy, y (n,), n >= 8
+    // dx (n,) = rows_softmax_rows_backward of one row dy, y (n,), n >= 8
     // (8 lanes on every path: the lanes are torch's AVX2 order)
     void (*softmax_backward_row)(float *dx, const float *dy, const float *y, int n);
     // sum(x (n,)), n >= 8
