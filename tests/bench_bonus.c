@@ -15,7 +15,7 @@
 //                                  on (1, T, 768) in this process, MODE fused (ops fused_attention:
 //                                  no (T, T) tensor) or materialised (the (1, 12, T, T) tensors made,
 //                                  as torch does; the library refuses them past 2^26 elements, at
-//                                  T > 2048) or materialised-raw (the same steps on fast_kernels.h
+//                                  T > 2048) or materialised-raw (the same steps on the fast kernels
 //                                  with malloc'd buffers, at any T), then its own peak RSS
 //                                  (getrusage(RUSAGE_SELF))
 //
@@ -35,14 +35,18 @@
 
 #include <sys/resource.h>
 
-#include "fast_kernels.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "gemm.h"
 #include "harness.h"
 #include "init.h"
+#include "layout.h"
 #include "mha_combined_qkv.h"
 #include "mha_einsum.h"
 #include "multihead_attention.h"
 #include "normal.h"
 #include "param_source.h"
+#include "rows.h"
 #include "torch_generator.h"
 #include "torch_multihead_attention.h"
 
@@ -203,10 +207,10 @@ static double time_job(Job *j, int runs, double budget, double *t, int *n) {
 }
 
 static int times(int B, int T) {
-    fast_kernels_set_threads(1);
+    fast_threads_set(1);
     printf("C: the fast kernels' path chosen at start: %s; 1 thread; (%d, %d, %d); a warm-up run, then the median "
-           "of at least 3 runs\n", fast_kernels_path_name(), B, T, EMBED);
-    printf("RESULT path %s\n", fast_kernels_path_name());
+           "of at least 3 runs\n", fast_path_name(), B, T, EMBED);
+    printf("RESULT path %s\n", fast_path_name());
     static Draws d;
     static Impls m;
     impls_new(&m, &d, B, T);
@@ -236,12 +240,12 @@ static double causal_flops(int B, int T) {
 }
 
 static int machine(void) {
-    fast_kernels_set_threads(1);
-    const int path = fast_kernels_path();
+    fast_threads_set(1);
+    const int path = fast_path_get();
     const double peak = path == FAST_PATH_SCALAR ? 0 : harness_mul_add_peak(path == FAST_PATH_AVX512);
     printf("mul + add peak measured on the chosen path (%s: independent vmulps + vaddps chains, %s): %.1f GFLOP/s\n",
-           fast_kernels_path_name(), path == FAST_PATH_AVX512 ? "zmm" : "ymm", peak);
-    printf("RESULT path %s\nRESULT peak %.3f\n", fast_kernels_path_name(), peak);
+           fast_path_name(), path == FAST_PATH_AVX512 ? "zmm" : "ymm", peak);
+    printf("RESULT path %s\nRESULT peak %.3f\n", fast_path_name(), peak);
     static const int sizes[2][2] = {{8, 1024}, {1, 16384}};
     for (int s = 0; s < 2; s++) {
         const int B = sizes[s][0], T = sizes[s][1];
@@ -298,7 +302,7 @@ static float *floats(long n) {
 
 // Chapter 3's forward with every (1, 12, T, T) tensor torch holds at once
 // (attn_scores, attn_scores / sqrt(hd), attn_weights), written on
-// fast_kernels.h with malloc'd buffers, past the library's 2^26-element
+// the fast kernels with malloc'd buffers, past the library's 2^26-element
 // limit: the module's materialised path (attention_heads in
 // multihead_attention.c), step for step, at any T memory allows.
 // out (T, d), x (T, d), w_q, w_k, w_v, w_o (d, d) nn.Linear layout, b_o (d)
@@ -309,13 +313,13 @@ static void materialised_raw(float *out, const float *x, const float *w_q, const
     float *keys = floats(td), *queries = floats(td), *values = floats(td);  // (T, d)
     float *k = floats(td), *q = floats(td), *v = floats(td), *ctx_h = floats(td), *ctx = floats(td);  // (H, T, hd)
     float *scores = floats(htt), *scaled = floats(htt), *weights = floats(htt);  // (H, T, T)
-    fast_matmul_wt_bias(keys, x, w_k, NULL, T, d, d);
-    fast_matmul_wt_bias(queries, x, w_q, NULL, T, d, d);
-    fast_matmul_wt_bias(values, x, w_v, NULL, T, d, d);
-    fast_split_heads(k, keys, 1, T, H, hd);
-    fast_split_heads(q, queries, 1, T, H, hd);
-    fast_split_heads(v, values, 1, T, H, hd);
-    fast_bmm_wt(scores, q, k, H, T, hd, T);  // queries @ keys.transpose(2, 3)
+    gemm_fast_matmul_wt_bias(keys, x, w_k, NULL, T, d, d);
+    gemm_fast_matmul_wt_bias(queries, x, w_q, NULL, T, d, d);
+    gemm_fast_matmul_wt_bias(values, x, w_v, NULL, T, d, d);
+    layout_fast_split_heads(k, keys, 1, T, H, hd);
+    layout_fast_split_heads(q, queries, 1, T, H, hd);
+    layout_fast_split_heads(v, values, 1, T, H, hd);
+    gemm_fast_bmm_wt(scores, q, k, H, T, hd, T);  // queries @ keys.transpose(2, 3)
     const float scale = (float)pow((double)hd, 0.5);
     for (long r = 0; r < (long)H * T; r++) {  // masked_fill_(mask_bool, -inf), then / sqrt(hd)
         float *row = scores + r * T, *srow = scaled + r * T;
@@ -323,10 +327,10 @@ static void materialised_raw(float *out, const float *x, const float *w_q, const
         for (long j = i + 1; j < T; j++) row[j] = -INFINITY;
         for (long j = 0; j < T; j++) srow[j] = row[j] / scale;
     }
-    fast_softmax_rows(weights, scaled, (long)H * T, T);
-    fast_bmm(ctx_h, weights, v, H, T, T, hd);  // attn_weights @ values
-    fast_merge_heads(ctx, ctx_h, 1, H, T, hd);
-    fast_matmul_wt_bias(out, ctx, w_o, b_o, T, d, d);
+    rows_fast_softmax_rows(weights, scaled, (long)H * T, T);
+    gemm_fast_bmm(ctx_h, weights, v, H, T, T, hd);  // attn_weights @ values
+    layout_fast_merge_heads(ctx, ctx_h, 1, H, T, hd);
+    gemm_fast_matmul_wt_bias(out, ctx, w_o, b_o, T, d, d);
     float *all[] = {keys, queries, values, k, q, v, ctx_h, ctx, scores, scaled, weights};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]);
 }
@@ -337,7 +341,7 @@ static int memory(const char *mode, int T) {
         fprintf(stderr, "bench_bonus memory: expected fused, materialised or materialised-raw, found %s\n", mode);
         return 2;
     }
-    fast_kernels_set_threads(1);
+    fast_threads_set(1);
     Draws d;
     const ParamSource ps = draws_init(&d, 123);
     const Recorder none = {0};

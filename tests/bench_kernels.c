@@ -30,10 +30,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fast_kernels.h"
+#include "attend.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "gemm.h"
 #include "harness.h"
-#include "kernels.h"
+#include "layout.h"
+#include "noise.h"
 #include "pcg32.h"
+#include "rows.h"
 
 // Seconds per call of fn(ctx), the median of the runs (and *best, if not
 // NULL, the fastest): at least 3 runs (1 if one run takes over a second),
@@ -132,19 +137,19 @@ enum { MATMUL, LINEAR, BMM, BMM_WT, MATMUL_AT, BMM_AT, SOFTMAX, SOFTMAX_BW, SUM,
 static void run_job(void *p) {
     Job *j = p;
     switch (j->what) {
-    case MATMUL: fast_matmul(j->out, j->a, j->b, j->M, j->K, j->N); break;
-    case LINEAR: fast_matmul_wt_bias(j->out, j->a, j->b, j->bias, j->M, j->K, j->N); break;
-    case BMM: fast_bmm(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
-    case BMM_WT: fast_bmm_wt(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
+    case MATMUL: gemm_fast_matmul(j->out, j->a, j->b, j->M, j->K, j->N); break;
+    case LINEAR: gemm_fast_matmul_wt_bias(j->out, j->a, j->b, j->bias, j->M, j->K, j->N); break;
+    case BMM: gemm_fast_bmm(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
+    case BMM_WT: gemm_fast_bmm_wt(j->out, j->a, j->b, j->batch, j->M, j->K, j->N); break;
     // (M, K, N) of the product out = a^T @ b: a is stored (K, M)
-    case MATMUL_AT: fast_matmul_at(j->out, j->a, j->b, j->K, j->M, j->N); break;
-    case BMM_AT: fast_bmm_at(j->out, j->a, j->b, j->batch, j->K, j->M, j->N); break;
-    case SOFTMAX_BW: fast_softmax_rows_backward(j->out, j->a, j->b, j->batch * j->M, j->N); break;
-    case SOFTMAX: fast_softmax_rows(j->out, j->a, j->batch * j->M, j->N); break;
-    case SUM: fast_sum_rows(j->out, j->a, j->batch * j->M, j->N); break;
-    case EXP: fast_exp(j->out, j->a, j->batch * j->M * j->N); break;
-    case DROPOUT: fast_dropout_noise(j->out, j->batch * j->M * j->N, 0.9, &j->g); break;
-    case SPLIT: fast_split_heads(j->out, j->a, 1, j->M, (int)j->batch, j->N); break;
+    case MATMUL_AT: gemm_fast_matmul_at(j->out, j->a, j->b, j->K, j->M, j->N); break;
+    case BMM_AT: gemm_fast_bmm_at(j->out, j->a, j->b, j->batch, j->K, j->M, j->N); break;
+    case SOFTMAX_BW: rows_fast_softmax_rows_backward(j->out, j->a, j->b, j->batch * j->M, j->N); break;
+    case SOFTMAX: rows_fast_softmax_rows(j->out, j->a, j->batch * j->M, j->N); break;
+    case SUM: rows_fast_sum_rows(j->out, j->a, j->batch * j->M, j->N); break;
+    case EXP: rows_fast_exp(j->out, j->a, j->batch * j->M * j->N); break;
+    case DROPOUT: noise_fast_dropout(j->out, j->batch * j->M * j->N, 0.9, &j->g); break;
+    case SPLIT: layout_fast_split_heads(j->out, j->a, 1, j->M, (int)j->batch, j->N); break;
     }
 }
 
@@ -170,12 +175,12 @@ static void bench_row(Job *j, double fig[FAST_PATHS][2]) {
     for (int p = FAST_PATH_SCALAR; p < FAST_PATHS; p++) {
         for (int t = 1; t <= 2; t++) {
             fig[p][t - 1] = 0;
-            if (!fast_kernels_runs_path(p)) {
+            if (!fast_path_runs(p)) {
                 printf(" %10s", "-");
                 continue;
             }
-            fast_kernels_force_path(p);
-            fast_kernels_set_threads(t);
+            fast_path_force(p);
+            fast_threads_set(t);
             // the scalar matmuls of GPT-2 size take seconds: one run each
             double s;
             (void)time_median(run_job, j, p == FAST_PATH_SCALAR && flops > 1e8 ? 0.0 : 0.4, &s);
@@ -214,7 +219,7 @@ static void bench_kernels(int best, int chosen, double ghz) {
         {"bw dW=dy.T@x", "(1024,768).T @ (1024,768)", MATMUL_AT, 1, 768, 1024, 768, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"bw dv=w.T@dctx", "12 x (1024,1024).T @ (1024,64)", BMM_AT, 12, 1024, 1024, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"bw softmax", "(12,1024,1024)", SOFTMAX_BW, 12, 1024, 0, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
-        // ... and as fast_attention_backward runs them: one (T, T) matrix at a
+        // ... and as attend_fast_backward runs them: one (T, T) matrix at a
         // time, which the matrix before it left in the caches
         {"bw dw=dctx@v.T", "(1024,64) @ (64,1024)", BMM_WT, 1, 1024, 64, 1024, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"bw dv=w.T@dctx", "(1024,1024).T @ (1024,64)", BMM_AT, 1, 1024, 1024, 64, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
@@ -244,7 +249,7 @@ static void bench_kernels(int best, int chosen, double ghz) {
     if (peak_zmm > 0) printf(", zmm %.0f GFLOP/s", peak_zmm);
     printf("\nbackward products at Exercise 3.3's size, on the path chosen at start (%s), 1 thread,\n"
            "against the %s peak; the attention's products one (T, T) matrix at a time, as the backward runs them:\n",
-           fast_kernels_path_name_of(chosen), chosen == FAST_PATH_AVX512 ? "zmm" : "ymm");
+           fast_path_name_of(chosen), chosen == FAST_PATH_AVX512 ? "zmm" : "ymm");
     static const struct {
         int job;
         const char *what;
@@ -280,20 +285,20 @@ typedef struct {
 
 // out (T, d_out) = the book's MultiHeadAttention.forward(x (1, T, d_in)) with
 // dropout 0 (in training mode p = 0 returns its input: no draws), written on
-// fast_kernels.h. Each line is the torch statement it stands for; the
+// the fast kernels. Each line is the torch statement it stands for; the
 // module library will replace this function.
 static void mha_forward_ex33(float *out, const Mha *m, MhaScratch *s, const float *x, int T) {
     const int H = m->heads, hd = m->d_out / m->heads;
     // keys = self.W_key(x) etc.: F.linear without bias, one sgemm over the T rows
-    fast_matmul_wt_bias(s->keys, x, m->w_key, NULL, T, m->d_in, m->d_out);
-    fast_matmul_wt_bias(s->queries, x, m->w_query, NULL, T, m->d_in, m->d_out);
-    fast_matmul_wt_bias(s->values, x, m->w_value, NULL, T, m->d_in, m->d_out);
+    gemm_fast_matmul_wt_bias(s->keys, x, m->w_key, NULL, T, m->d_in, m->d_out);
+    gemm_fast_matmul_wt_bias(s->queries, x, m->w_query, NULL, T, m->d_in, m->d_out);
+    gemm_fast_matmul_wt_bias(s->values, x, m->w_value, NULL, T, m->d_in, m->d_out);
     // .view(b, T, H, hd).transpose(1, 2): the heads split (matmul copies it contiguous)
-    fast_split_heads(s->k, s->keys, 1, T, H, hd);
-    fast_split_heads(s->q, s->queries, 1, T, H, hd);
-    fast_split_heads(s->v, s->values, 1, T, H, hd);
+    layout_fast_split_heads(s->k, s->keys, 1, T, H, hd);
+    layout_fast_split_heads(s->q, s->queries, 1, T, H, hd);
+    layout_fast_split_heads(s->v, s->values, 1, T, H, hd);
     // attn_scores = queries @ keys.transpose(2, 3): per head (T, hd) @ (hd, T)
-    fast_bmm_wt(s->scores, s->q, s->k, H, T, hd, T);
+    gemm_fast_bmm_wt(s->scores, s->q, s->k, H, T, hd, T);
     // masked_fill_(triu(ones, 1).bool(), -inf), then / keys.shape[-1]**0.5,
     // a float division by (float)8.0 for every element (-inf / 8 = -inf)
     const float scale = (float)pow((double)hd, 0.5);
@@ -304,13 +309,13 @@ static void mha_forward_ex33(float *out, const Mha *m, MhaScratch *s, const floa
         for (int j = 0; j < T; j++) row[j] = row[j] / scale;
     }
     // torch.softmax(..., dim=-1); self.dropout(p = 0) is the identity
-    fast_softmax_rows(s->weights, s->scores, (long)H * T, T);
+    rows_fast_softmax_rows(s->weights, s->scores, (long)H * T, T);
     // context_vec = attn_weights @ values: per head (T, T) @ (T, hd)
-    fast_bmm(s->context_h, s->weights, s->v, H, T, T, hd);
+    gemm_fast_bmm(s->context_h, s->weights, s->v, H, T, T, hd);
     // .transpose(1, 2).contiguous().view(b, T, d_out): the heads merged
-    fast_merge_heads(s->context, s->context_h, 1, H, T, hd);
+    layout_fast_merge_heads(s->context, s->context_h, 1, H, T, hd);
     // self.out_proj(context_vec): F.linear with bias, the bias added last
-    fast_matmul_wt_bias(out, s->context, m->w_out, m->b_out, T, m->d_out, m->d_out);
+    gemm_fast_matmul_wt_bias(out, s->context, m->w_out, m->b_out, T, m->d_out, m->d_out);
 }
 
 typedef struct {
@@ -416,13 +421,13 @@ static void bench_forward(const char *script, int chosen) {
     double t_c[FAST_PATHS][3];
     for (int p = FAST_PATH_SCALAR; p < FAST_PATHS; p++) {
         t_c[p][0] = t_c[p][1] = t_c[p][2] = -1;
-        for (int t = 1; t <= 2 && fast_kernels_runs_path(p); t++) {
+        for (int t = 1; t <= 2 && fast_path_runs(p); t++) {
             if (p == FAST_PATH_SCALAR && t == 2) continue;
-            fast_kernels_force_path(p);
-            fast_kernels_set_threads(t);
+            fast_path_force(p);
+            fast_threads_set(t);
             double best_run;
             t_c[p][t] = time_median(run_forward, &job, p == FAST_PATH_SCALAR ? 0.0 : 1.5, &best_run);
-            printf("C forward, %-10s %d thread%s: median %7.1f ms, best %7.1f ms", fast_kernels_path_name(), t,
+            printf("C forward, %-10s %d thread%s: median %7.1f ms, best %7.1f ms", fast_path_name(), t,
                    t > 1 ? "s" : " ", t_c[p][t] * 1e3, best_run * 1e3);
             if (from_torch) {
                 long diff = 0, first = -1;
@@ -439,12 +444,12 @@ static void bench_forward(const char *script, int chosen) {
             fflush(stdout);
         }
     }
-    fast_kernels_force_path(chosen);  // the summary: the path a chapter takes here
-    fast_kernels_set_threads(1);
+    fast_path_force(chosen);  // the summary: the path a chapter takes here
+    fast_threads_set(1);
     const double c1 = t_c[chosen][1], c2 = t_c[chosen][2];
     char fast1[64], fast2[64];
-    snprintf(fast1, sizeof fast1, "C, fast kernels (%s), 1 thread", fast_kernels_path_name());
-    snprintf(fast2, sizeof fast2, "C, fast kernels (%s), 2 threads", fast_kernels_path_name());
+    snprintf(fast1, sizeof fast1, "C, fast kernels (%s), 1 thread", fast_path_name());
+    snprintf(fast2, sizeof fast2, "C, fast kernels (%s), 2 threads", fast_path_name());
     printf("\n%-44s %10s   %-26s\n", "Exercise 3.3 forward, median time", "ms", "torch time / C time");
     printf("%-44s %10s   %12s %12s\n", "", "", "C 1 thread", "C 2 threads");
     printf("%-44s %10.1f\n", "C, scalar kernels, 1 thread", t_c[0][1] * 1e3);
@@ -466,13 +471,13 @@ static void bench_forward(const char *script, int chosen) {
 
 int main(int argc, char **argv) {
     pcg32_srandom_r(&rng, 42u, 54u);
-    const char *chosen = fast_kernels_path_name();  // by the CPU and LITATTN_KERNELS
-    const int chosen_path = fast_kernels_path();
-    fast_kernels_force_path(FAST_PATH_AVX512);      // clamps to the best the CPU has
-    const int best = fast_kernels_path();
+    const char *chosen = fast_path_name();  // by the CPU and LITATTN_KERNELS
+    const int chosen_path = fast_path_get();
+    fast_path_force(FAST_PATH_AVX512);      // clamps to the best the CPU has
+    const int best = fast_path_get();
     const double ghz = measure_ghz(), mhz = cpuinfo_mhz();
     printf("fast kernels: this CPU's best path %s; chosen at start: %s (the table runs every path)\n",
-           fast_kernels_path_name(), chosen);
+           fast_path_name(), chosen);
     printf("clock: %.2f GHz measured (dependent integer adds), /proc/cpuinfo says %.0f MHz\n", ghz, mhz);
     printf("peak per core at %.2f GHz: AVX2 %.0f GFLOP/s (2 FMA pipes x 8 lanes x 2 flops), "
            "AVX-512 %.0f GFLOP/s (x 16 lanes)\n", ghz, 2 * 8 * 2 * ghz, 2 * 16 * 2 * ghz);

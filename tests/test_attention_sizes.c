@@ -1,4 +1,4 @@
-// test_attention_sizes.c: the exact fused attention (fast_attention, which
+// test_attention_sizes.c: the exact fused attention (attend_fast, which
 // never holds a (T, T) tensor) against the same attention composed of the
 // kernels chapter 3's MultiHeadAttention materialises (implementation 2 of
 // mha-implementations.ipynb), bit for bit, at every T of a list: 1 to 16384,
@@ -8,8 +8,8 @@
 //
 // The composed side is one head of `mha`'s passes 3-5:
 //   s = q @ k^T; s[j > i] = -inf; w = softmax(s / sqrt(hd)); w = w * noise; out = w @ v
-// on fast_kernels.h's products, division, softmax and noise, which
-// unit / fast_kernels proves equal to the scalar kernels of kernels.h. It
+// on the fast products, division, softmax and noise, which
+// unit / fast_kernels proves equal to the scalar reference kernels. It
 // holds (T, T) scores, weights and noise: 3 GiB at T = 16384, so the sizes
 // past 1024 run only with --full (seconds each), the others always.
 // q, k, v are uniform in [-2, 2] (pcg32); the noise is nn.Dropout(0.1)'s
@@ -21,9 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast_kernels.h"
+#include "attend.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "gemm.h"
 #include "harness.h"
+#include "noise.h"
 #include "pcg32.h"
+#include "rows.h"
 #include "torch_generator.h"
 
 enum { HEAD_DIM = 64 };
@@ -43,14 +48,14 @@ static float *floats(long n) {
 static void composed(float *out, const float *q, const float *k, const float *v, const float *noise, int T,
                      float scale) {
     float *s = floats((long)T * T), *w = floats((long)T * T);
-    fast_bmm_wt(s, q, k, 1, T, HEAD_DIM, T);  // q @ k.transpose(-2, -1)
+    gemm_fast_bmm_wt(s, q, k, 1, T, HEAD_DIM, T);  // q @ k.transpose(-2, -1)
     for (long i = 0; i < T; i++)              // masked_fill_(mask_bool, -inf)
         for (long j = i + 1; j < T; j++) s[i * T + j] = -INFINITY;
-    fast_div_scalar(s, s, scale, (long)T * T);  // / keys.shape[-1] ** 0.5
-    fast_softmax_rows(w, s, T, T);              // torch.softmax(dim=-1)
+    rows_fast_div_scalar(s, s, scale, (long)T * T);  // / keys.shape[-1] ** 0.5
+    rows_fast_softmax_rows(w, s, T, T);              // torch.softmax(dim=-1)
     if (noise)                                  // self.dropout(attn_weights)
         for (long i = 0; i < (long)T * T; i++) w[i] = w[i] * noise[i];
-    fast_bmm(out, w, v, 1, T, T, HEAD_DIM);  // attn_weights @ values
+    gemm_fast_bmm(out, w, v, 1, T, T, HEAD_DIM);  // attn_weights @ values
     free(s), free(w);
 }
 
@@ -89,14 +94,14 @@ int main(int argc, char **argv) {
         float *noise = floats((long)T * T);
         TorchGenerator g;
         torch_manual_seed(&g, (uint64_t)T);
-        fast_dropout_noise(noise, (long)T * T, 0.9, &g);
+        noise_fast_dropout(noise, (long)T * T, 0.9, &g);
         for (int dropout = 0; dropout <= 1; dropout++) {
             const float *nz = dropout ? noise : NULL;
-            fast_kernels_set_threads(1);
+            fast_threads_set(1);
             composed(want, q, k, v, nz, T, scale);
             for (int threads = 1; threads <= 2; threads++) {
-                fast_kernels_set_threads(threads);
-                fast_attention(got, q, k, v, nz, 1, T, HEAD_DIM, scale, 1);
+                fast_threads_set(threads);
+                attend_fast(got, q, k, v, nz, 1, T, HEAD_DIM, scale, 1);
                 char what[96];
                 snprintf(what, sizeof what, "T = %d, %s, %d thread%s", T, dropout ? "dropout 0.1" : "no dropout",
                          threads, threads > 1 ? "s" : "");
@@ -108,6 +113,6 @@ int main(int argc, char **argv) {
         free(q), free(k), free(v), free(want), free(got), free(noise);
     }
     printf("%s: %d cases on the %s path, %d with differences%s\n", failures ? "FAIL" : "ok", cases,
-           fast_kernels_path_name(), failures, full ? "" : " (T up to 1024; --full adds 4099, 8191 and 16384)");
+           fast_path_name(), failures, full ? "" : " (T up to 1024; --full adds 4099, 8191 and 16384)");
     return failures ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-// test_backward.c: every backward of lib/tensor/backward_kernels.h and of
+// test_backward.c: every reference backward of lib/tensor/ (gemm.h, rows.h, ...) and of
 // lib/nn/'s modules against PyTorch 1.13's autograd.
 //
 // usage: test_backward fixtures/backward_cases.h5
@@ -22,16 +22,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backward_kernels.h"
+#include "attend.h"
 #include "causal_attention.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "fast_path.h"
+#include "fast_threads.h"
 #include "fixture.h"
+#include "gemm.h"
 #include "harness.h"
-#include "kernels.h"
+#include "layout.h"
 #include "multihead_attention.h"
+#include "noise.h"
 #include "param_source.h"
 #include "recorder.h"
+#include "rows.h"
 #include "self_attention.h"
 #include "tensor.h"
 #include "torch_multihead_attention.h"
@@ -103,12 +107,12 @@ static void test_linear(Fixture *fx, const char *name) {
     const int bias = need_int(fx, "bias"), col = need_int(fx, "colmajor");
     Tensor x = need(fx, "x", SIZE(rows, in)), w = need(fx, "weight", SIZE(out, in)), dy = need(fx, "dy", SIZE(rows, out));
     Tensor dx = tensor_empty(SIZE(rows, in)), dw = tensor_empty(SIZE(out, in)), db = tensor_empty(SIZE(out));
-    linear_backward_x(dx.data, dy.data, w.data, rows, in, out);
-    linear_backward_w(dw.data, dy.data, x.data, rows, in, out);
+    gemm_linear_backward_x(dx.data, dy.data, w.data, rows, in, out);
+    gemm_linear_backward_w(dw.data, dy.data, x.data, rows, in, out);
     check(fx, name, "x.grad", dx);
     check(fx, name, "weight.grad", dw);
     if (bias) {
-        linear_backward_bias(db.data, dy.data, rows, out, col);
+        rows_linear_backward_bias(db.data, dy.data, rows, out, col);
         check(fx, name, "bias.grad", db);
     }
 }
@@ -117,7 +121,7 @@ static void test_bmm(Fixture *fx, const char *name) {
     const int B = need_int(fx, "B"), M = need_int(fx, "M"), K = need_int(fx, "K"), N = need_int(fx, "N");
     Tensor a = need(fx, "a", SIZE(B, M, K)), b = need(fx, "b", SIZE(B, K, N)), g = need(fx, "dout", SIZE(B, M, N));
     Tensor da = tensor_empty(shape(a)), db = tensor_empty(shape(b));
-    bmm_backward(da.data, db.data, g.data, a.data, b.data, B, M, K, N);
+    gemm_bmm_backward(da.data, db.data, g.data, a.data, b.data, B, M, K, N);
     check(fx, name, "a.grad", da);
     check(fx, name, "b.grad", db);
 }
@@ -125,7 +129,7 @@ static void test_bmm(Fixture *fx, const char *name) {
 static void test_softmax_rows(Fixture *fx, const char *name) {
     const int rows = need_int(fx, "rows"), n = need_int(fx, "n");
     Tensor y = need(fx, "y", SIZE(rows, n)), dy = need(fx, "dy", SIZE(rows, n)), dx = tensor_empty(SIZE(rows, n));
-    softmax_rows_backward(dx.data, dy.data, y.data, rows, n);
+    rows_softmax_rows_backward(dx.data, dy.data, y.data, rows, n);
     check(fx, name, "x.grad", dx);
 }
 
@@ -134,7 +138,7 @@ static void test_softmax_dim(Fixture *fx, const char *name) {
     const Size s = {3, {SIZE_ANY, SIZE_ANY, SIZE_ANY}};
     Tensor y = need(fx, "y", s), dy = need(fx, "dy", s), dx = tensor_empty(shape(y));
     if (numel(y) != (long)outer * n * inner) die(EXIT_BAD_INPUT, "%s: y's size is not outer * n * inner", name);
-    softmax_dim_backward(dx.data, dy.data, y.data, outer, n, inner);
+    rows_softmax_dim_backward(dx.data, dy.data, y.data, outer, n, inner);
     check(fx, name, "x.grad", dx);
 }
 
@@ -143,17 +147,17 @@ static void test_pointwise(Fixture *fx, const char *name) {
     const int B = need_int(fx, "B"), T = need_int(fx, "T"), d = need_int(fx, "d"), has_noise = need_int(fx, "noise");
     const long n = (long)B * T * T;
     Tensor dy = need(fx, "dy", SIZE(B, T, T)), dx = tensor_empty(SIZE(B, T, T));
-    if (has_noise) dropout_backward(dx.data, dy.data, need(fx, "noise", SIZE(B, T, T)).data, n);
+    if (has_noise) noise_dropout_backward(dx.data, dy.data, need(fx, "noise", SIZE(B, T, T)).data, n);
     else memcpy(dx.data, dy.data, (size_t)n * sizeof(float));
-    div_scalar_backward(dx.data, dx.data, (float)pow((double)d, 0.5), n);
-    masked_fill_causal_backward(dx.data, B, T);
+    rows_div_scalar_backward(dx.data, dx.data, (float)pow((double)d, 0.5), n);
+    rows_masked_fill_causal_backward(dx.data, B, T);
     check(fx, name, "x.grad", dx);
 }
 
 static void test_sum(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor dx = tensor_empty(SIZE(n));
-    sum_backward(dx.data, 1.0f, n);
+    rows_sum_backward(dx.data, 1.0f, n);
     check(fx, name, "x.grad", dx);
 }
 
@@ -162,13 +166,13 @@ static void test_stack(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor dout = need(fx, "dout", SIZE(2, 6, 3)), dx = tensor_empty(SIZE(6, 3)), part = tensor_empty(SIZE(6, 3));
     if (n != 18) die(EXIT_BAD_INPUT, "%s: expected n = 18", name);
-    stack_backward(dx.data, dout.data, 0, n);
-    stack_backward(part.data, dout.data, 1, n);
-    accumulate_grad(dx.data, part.data, n);
+    layout_stack_backward(dx.data, dout.data, 0, n);
+    layout_stack_backward(part.data, dout.data, 1, n);
+    rows_accumulate_grad(dx.data, part.data, n);
     check(fx, name, "x.grad", dx);
 }
 
-// The causal attention of one head, its backward by fast_attention_backward
+// The causal attention of one head, its backward by attend_fast_backward
 // from q, k, v and dctx (the weights computed again by the C forward), on
 // every path this CPU runs, 1 and 2 threads, every size on the path (no
 // scalar fallback for the narrow products of D = 2): the products that skip the dead
@@ -186,26 +190,26 @@ static void test_attention(Fixture *fx, const char *name) {
     Tensor q = need(fx, "q", SIZE(B, T, D)), k = need(fx, "k", SIZE(B, T, D)), v = need(fx, "v", SIZE(B, T, D));
     Tensor dctx = need(fx, "dctx", SIZE(B, T, D));
     Tensor dq = tensor_empty(SIZE(B, T, D)), dk = tensor_empty(SIZE(B, T, D)), dv = tensor_empty(SIZE(B, T, D));
-    const int path = fast_kernels_path(), threads_before = fast_kernels_threads();
-    fast_kernels_ignore_thresholds(1);
+    const int path = fast_path_get(), threads_before = fast_threads_get();
+    fast_path_ignore_thresholds(1);
     for (int p = 0; p < 4; p++) {
-        if (!fast_kernels_runs_path(p)) continue;
+        if (!fast_path_runs(p)) continue;
         for (int threads = 1; threads <= 2; threads++) {
             char label[200];
-            snprintf(label, sizeof label, "%s [%s, %d thread%s]", name, fast_kernels_path_name_of(p), threads,
+            snprintf(label, sizeof label, "%s [%s, %d thread%s]", name, fast_path_name_of(p), threads,
                      threads > 1 ? "s" : "");
-            fast_kernels_force_path(p);
-            fast_kernels_set_threads(threads);
-            fast_attention_backward(dq.data, dk.data, dv.data, dctx.data, q.data, k.data, v.data, NULL, NULL, B, T,
+            fast_path_force(p);
+            fast_threads_set(threads);
+            attend_fast_backward(dq.data, dk.data, dv.data, dctx.data, q.data, k.data, v.data, NULL, NULL, B, T,
                                     D, (float)pow((double)D, 0.5), true, -1);
             check(fx, label, "q.grad", dq);
             check(fx, label, "k.grad", dk);
             check(fx, label, "v.grad", dv);
         }
     }
-    fast_kernels_force_path(path);
-    fast_kernels_set_threads(threads_before);
-    fast_kernels_ignore_thresholds(0);
+    fast_path_force(path);
+    fast_threads_set(threads_before);
+    fast_path_ignore_thresholds(0);
 }
 
 // --- module cases -----------------------------------------------------------------------

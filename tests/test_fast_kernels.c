@@ -1,6 +1,6 @@
-// test_fast_kernels.c: every kernel of fast_kernels.h against the scalar
-// reference (kernels.h, and the definitions written out below for what
-// kernels.h does not have), bit for bit, on every path this CPU runs.
+// test_fast_kernels.c: every fast kernel of lib/tensor/ (each family's *_fast.c) against the scalar
+// reference (each family's gemm.c, rows.c, noise.c, layout.c, attend.c, and
+// the definitions written out below for what they do not have), bit for bit, on every path this CPU runs.
 //
 // usage: test_fast_kernels
 //        test_fast_kernels --path   (prints the path chosen at start: for
@@ -24,11 +24,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "backward_kernels.h"
-#include "fast_kernels.h"
-#include "kernels.h"
+#include "attend.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "gemm.h"
 #include "harness.h"
+#include "layout.h"
+#include "noise.h"
 #include "pcg32.h"
+#include "rows.h"
 #include "torch_generator.h"
 
 // ---------------------------------------------------------------------------
@@ -56,9 +60,9 @@ static int skip_run(const Run *r) { return r->threads > 1 && sweep_case && sweep
 static void sweep(int period) { sweep_case = period ? sweep_case + 1 : 0, sweep_period = period; }
 
 static void select_run(const Run *r) {
-    fast_kernels_force_path(r->path);
-    fast_kernels_set_threads(r->threads);
-    fast_kernels_ignore_thresholds(r->all_sizes);
+    fast_path_force(r->path);
+    fast_threads_set(r->threads);
+    fast_path_ignore_thresholds(r->all_sizes);
 }
 
 typedef struct {
@@ -105,7 +109,7 @@ static void report(const Tally *t) {
         int bad = 0;
         for (int r = 0; r < n_runs; r++) bad |= runs[r].path == p && t->reported[r];
         printf("%s %-14s %-10s %10ld values compared in %5ld case runs (1 thread; all sizes; 2 threads)\n",
-               bad ? "FAIL" : "ok  ", t->name, fast_kernels_path_name_of(p), t->values[p], t->cases[p]);
+               bad ? "FAIL" : "ok  ", t->name, fast_path_name_of(p), t->values[p], t->cases[p]);
     }
 }
 
@@ -160,13 +164,13 @@ static float *new_floats(long n) {
 }
 
 // ---------------------------------------------------------------------------
-// matmul, matmul_wt_bias, bmm, bmm_wt
+// matmul, gemm_matmul_wt_bias, bmm, bmm_wt
 // ---------------------------------------------------------------------------
 static Tally t_matmul = {"matmul", {0}, {0}, {0}}, t_linear = {"matmul_wt_bias", {0}, {0}, {0}},
              t_bmm = {"bmm", {0}, {0}, {0}}, t_bmm_wt = {"bmm_wt", {0}, {0}, {0}};
 
 // One (M, K, N): a @ b, x @ w^T + bias, x @ w^T (no bias), against matmul and
-// matmul_wt_bias. Every 7th case has inf/NaN in its inputs.
+// gemm_matmul_wt_bias. Every 7th case has inf/NaN in its inputs.
 static void matmul_case(int M, int K, int N) {
     static int count;
     const int nonfinite = ++count % 7 == 0;
@@ -177,18 +181,18 @@ static void matmul_case(int M, int K, int N) {
     fill(b, (long)K * N, 20, nonfinite);
     fill(w, (long)N * K, 20, nonfinite);
     fill(bias, N, 10, 0);
-    matmul(want, a, b, M, K, N);
-    matmul_wt_bias(want_wt, a, w, bias, M, K, N);
-    matmul_wt_bias(want_nb, a, w, NULL, M, K, N);
+    gemm_matmul(want, a, b, M, K, N);
+    gemm_matmul_wt_bias(want_wt, a, w, bias, M, K, N);
+    gemm_matmul_wt_bias(want_nb, a, w, NULL, M, K, N);
     snprintf(case_name, sizeof case_name, "M=%d K=%d N=%d%s", M, K, N, nonfinite ? " (inf/NaN inputs)" : "");
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_matmul(got, a, b, M, K, N);
+        gemm_fast_matmul(got, a, b, M, K, N);
         compare(&t_matmul, r, got, want, (long)M * N);
-        fast_matmul_wt_bias(got, a, w, bias, M, K, N);
+        gemm_fast_matmul_wt_bias(got, a, w, bias, M, K, N);
         compare(&t_linear, r, got, want_wt, (long)M * N);
-        fast_matmul_wt_bias(got, a, w, NULL, M, K, N);
+        gemm_fast_matmul_wt_bias(got, a, w, NULL, M, K, N);
         compare(&t_linear, r, got, want_nb, (long)M * N);
     }
     free(a), free(b), free(w), free(bias), free(want), free(want_wt), free(want_nb), free(got);
@@ -201,16 +205,16 @@ static void bmm_case(int batch, int M, int K, int N) {
     fill(a, batch * sa, 30, 0);
     fill(b, batch * sb, 30, 0);
     for (int i = 0; i < batch; i++) {
-        matmul(want + i * so, a + i * sa, b + i * sb, M, K, N);
-        matmul_wt_bias(want_wt + i * so, a + i * sa, b + i * sb, NULL, M, K, N);  // b_i read as (N, K)
+        gemm_matmul(want + i * so, a + i * sa, b + i * sb, M, K, N);
+        gemm_matmul_wt_bias(want_wt + i * so, a + i * sa, b + i * sb, NULL, M, K, N);  // b_i read as (N, K)
     }
     snprintf(case_name, sizeof case_name, "batch=%d M=%d K=%d N=%d", batch, M, K, N);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_bmm(got, a, b, batch, M, K, N);
+        gemm_fast_bmm(got, a, b, batch, M, K, N);
         compare(&t_bmm, r, got, want, batch * so);
-        fast_bmm_wt(got, a, b, batch, M, K, N);
+        gemm_fast_bmm_wt(got, a, b, batch, M, K, N);
         compare(&t_bmm_wt, r, got, want_wt, batch * so);
     }
     free(a), free(b), free(want), free(want_wt), free(got);
@@ -291,12 +295,12 @@ static void softmax_case(int n) {
     const long rows = 2 * PATTERNS;
     float *x = new_floats(rows * n), *want = new_floats(rows * n), *got = new_floats(rows * n);
     for (long i = 0; i < rows; i++) softmax_pattern(x + i * n, n, (int)(i % PATTERNS), (int)(i / PATTERNS * 7));
-    for (long i = 0; i < rows; i++) softmax_row(want + i * n, x + i * n, n);
+    for (long i = 0; i < rows; i++) rows_softmax_row(want + i * n, x + i * n, n);
     snprintf(case_name, sizeof case_name, "%ld rows of n=%d (row i has pattern i %% %d)", rows, n, PATTERNS);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_softmax_rows(got, x, rows, n);
+        rows_fast_softmax_rows(got, x, rows, n);
         compare(&t_softmax, r, got, want, rows * n);
     }
     free(x), free(want), free(got);
@@ -320,12 +324,12 @@ static void sum_case(long rows, int n) {
     float *x = new_floats(rows * n), *want = new_floats(rows), *got = new_floats(rows);
     fill(x, rows * n, 15, 0);
     if (rows > 2) fill(x + 2L * n, n, 3, 1);  // row 2 with more specials and some inf/NaN
-    for (long i = 0; i < rows; i++) want[i] = sum(x + i * n, n);
+    for (long i = 0; i < rows; i++) want[i] = rows_sum(x + i * n, n);
     snprintf(case_name, sizeof case_name, "%ld rows of n=%d", rows, n);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_sum_rows(got, x, rows, n);
+        rows_fast_sum_rows(got, x, rows, n);
         compare(&t_sum, r, got, want, rows);
     }
     free(x), free(want), free(got);
@@ -349,11 +353,11 @@ static Tally t_exp = {"exp", {0}, {0}, {0}};
 
 static void exp_case(const float *x, long n, const char *what) {
     float *want = new_floats(n), *got = new_floats(n);
-    exp_elementwise(want, x, (int)n);
+    rows_exp(want, x, (int)n);
     snprintf(case_name, sizeof case_name, "%s, n=%ld", what, n);
     for (int r = 0; r < n_runs; r++) {
         select_run(&runs[r]);
-        fast_exp(got, x, n);
+        rows_fast_exp(got, x, n);
         compare(&t_exp, r, got, want, n);
     }
     free(want), free(got);
@@ -424,7 +428,7 @@ static void dropout_case(uint64_t seed, long skip, long n, double keep) {
     for (int r = 0; r < n_runs; r++) {
         select_run(&runs[r]);
         g_got = start;
-        fast_dropout_noise(got, n, keep, &g_got);
+        noise_fast_dropout(got, n, keep, &g_got);
         compare(&t_dropout, r, got, want, n);
         generator_summary(sum_got, &g_got, &after);
         compare(&t_generator, r, sum_got, sum_want, 5);
@@ -476,12 +480,12 @@ static Tally t_transpose = {"transpose", {0}, {0}, {0}}, t_split = {"split_heads
 static void transpose_case(int M, int N) {
     float *a = new_floats((long)M * N), *want = new_floats((long)M * N), *got = new_floats((long)M * N);
     fill(a, (long)M * N, 5, 1);
-    transpose(want, a, M, N);
+    layout_transpose(want, a, M, N);
     snprintf(case_name, sizeof case_name, "M=%d N=%d", M, N);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_transpose(got, a, M, N);
+        layout_fast_transpose(got, a, M, N);
         compare(&t_transpose, r, got, want, (long)M * N);
     }
     free(a), free(want), free(got);
@@ -501,9 +505,9 @@ static void heads_case(int B, int T, int H, int D) {
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_split_heads(got, x, B, T, H, D);
+        layout_fast_split_heads(got, x, B, T, H, D);
         compare(&t_split, r, got, split, n);
-        fast_merge_heads(got, split, B, H, T, D);
+        layout_fast_merge_heads(got, split, B, H, T, D);
         compare(&t_merge, r, got, x, n);
     }
     free(x), free(split), free(got);
@@ -529,20 +533,20 @@ static void test_layout(void) {
 // ---------------------------------------------------------------------------
 static Tally t_attention = {"attention", {0}, {0}, {0}};
 
-// What fast_attention fuses, one op at a time as the modules compose them:
+// What attend_fast fuses, one op at a time as the modules compose them:
 // s = q @ k^T; s[j > i] = -inf; w = softmax(s / scale); w *= noise; out = w @ v
 static void attention_reference(float *out, const float *q, const float *k, const float *v, const float *noise,
                                 int batch, int T, int D, float scale, int causal) {
     float *s = new_floats((long)T * T), *w = new_floats((long)T * T);
     for (long p = 0; p < batch; p++) {
         const long o = p * T * D;
-        matmul_wt_bias(s, q + o, k + o, NULL, T, D, T);
+        gemm_matmul_wt_bias(s, q + o, k + o, NULL, T, D, T);
         for (long i = 0; i < T; i++)
             for (long j = i + 1; j < T && causal; j++) s[i * T + j] = -INFINITY;
-        div_scalar(s, s, scale, (long)T * T);
-        softmax_rows(w, s, T, T);
-        if (noise) mul_elementwise(w, w, noise + p * T * T, (long)T * T);
-        matmul(out + o, w, v + o, T, T, D);
+        rows_div_scalar(s, s, scale, (long)T * T);
+        rows_softmax_rows(w, s, T, T);
+        if (noise) rows_mul(w, w, noise + p * T * T, (long)T * T);
+        gemm_matmul(out + o, w, v + o, T, T, D);
     }
     free(s), free(w);
 }
@@ -571,7 +575,7 @@ static void attention_case(int batch, int T, int D, int causal, int kind) {
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_attention(got, q, k, v, noise, batch, T, D, scale, causal);
+        attend_fast(got, q, k, v, noise, batch, T, D, scale, causal);
         compare(&t_attention, r, got, want, n);
     }
     free(q), free(k), free(v), free(want), free(got), free(noise);
@@ -590,7 +594,7 @@ static void test_attention(void) {
 }
 
 // ---------------------------------------------------------------------------
-// backward: the products, the softmax's rows, attention (backward_kernels.h)
+// backward: the products, the softmax's rows, attention (attend.h)
 // ---------------------------------------------------------------------------
 static Tally t_matmul_at = {"matmul_at", {0}, {0}, {0}}, t_softmax_bw = {"softmax_backward", {0}, {0}, {0}},
              t_attention_bw = {"attention_backward", {0}, {0}, {0}};
@@ -600,12 +604,12 @@ static void matmul_at_case(int M, int K, int N) {
           *got = new_floats((long)K * N);
     fill(a, (long)M * K, 20, M % 5 == 0);
     fill(b, (long)M * N, 20, 0);
-    matmul_backward_b(want, a, b, M, K, N);
+    gemm_matmul_backward_b(want, a, b, M, K, N);
     snprintf(case_name, sizeof case_name, "a^T @ b: M=%d K=%d N=%d", M, K, N);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_matmul_at(got, a, b, M, K, N);
+        gemm_fast_matmul_at(got, a, b, M, K, N);
         compare(&t_matmul_at, r, got, want, (long)K * N);
     }
     free(a), free(b), free(want), free(got);
@@ -617,12 +621,12 @@ static void bmm_at_case(int batch, int M, int K, int N) {
           *got = new_floats(batch * so);
     fill(a, batch * sa, 20, 0);
     fill(b, batch * sb, 20, 0);
-    for (long i = 0; i < batch; i++) matmul_backward_b(want + i * so, a + i * sa, b + i * sb, M, K, N);
+    for (long i = 0; i < batch; i++) gemm_matmul_backward_b(want + i * so, a + i * sa, b + i * sb, M, K, N);
     snprintf(case_name, sizeof case_name, "batched a^T @ b: batch=%d M=%d K=%d N=%d", batch, M, K, N);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_bmm_at(got, a, b, batch, M, K, N);
+        gemm_fast_bmm_at(got, a, b, batch, M, K, N);
         compare(&t_matmul_at, r, got, want, batch * so);
     }
     free(a), free(b), free(want), free(got);
@@ -633,19 +637,19 @@ static void softmax_backward_case(long rows, int n) {
           *got = new_floats(rows * n);
     fill(dy, rows * n, 20, n % 3 == 0);
     for (long i = 0; i < rows; i++) softmax_pattern(y + i * n, n, (int)(i % 10), (int)i);
-    softmax_rows(y, y, rows, n);  // a softmax's output, with its zeros and NaN rows
-    softmax_rows_backward(want, dy, y, rows, n);
+    rows_softmax_rows(y, y, rows, n);  // a softmax's output, with its zeros and NaN rows
+    rows_softmax_rows_backward(want, dy, y, rows, n);
     snprintf(case_name, sizeof case_name, "softmax backward: %ld rows of n=%d", rows, n);
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_softmax_rows_backward(got, dy, y, rows, n);
+        rows_fast_softmax_rows_backward(got, dy, y, rows, n);
         compare(&t_softmax_bw, r, got, want, rows * n);
     }
     free(dy), free(y), free(want), free(got);
 }
 
-// softmax_dim: -1, 1 or 0, as attention_backward takes it
+// softmax_dim: -1, 1 or 0, as attend_ref_backward takes it
 // odd: 0-3 an inf in q, k or dctx, or a NaN row of w (see below); 8 none; -1 drawn
 static void attention_backward_case(int batch, int T, int D, int causal, int dropout, int softmax_dim, int odd) {
     const long n = (long)batch * T * D, nn = (long)batch * T * T;
@@ -668,7 +672,7 @@ static void attention_backward_case(int batch, int T, int D, int causal, int dro
     for (long j = 0; odd == 3 && j < T; j++) w[T + j] = NAN;  // row 1 of the first matrix
     for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
     const float scale = sqrtf((float)D);
-    attention_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
+    attend_ref_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
                        softmax_dim);
     snprintf(case_name, sizeof case_name, "attention backward: batch=%d T=%d D=%d%s%s, softmax dim %d%s", batch, T,
              D, causal ? " causal" : "", dropout ? " dropout" : "", softmax_dim,
@@ -676,14 +680,14 @@ static void attention_backward_case(int batch, int T, int D, int causal, int dro
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_attention_backward(got, got + n, got + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
+        attend_fast_backward(got, got + n, got + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal,
                                 softmax_dim);
         compare(&t_attention_bw, r, got, want, 3 * n);
     }
     free(q), free(k), free(v), free(dctx), free(w), free(noise), free(want), free(got);
 }
 
-// The same without w: fast_attention_backward computes each matrix's weights
+// The same without w: attend_fast_backward computes each matrix's weights
 // again from q and k; the reference is given them composed by the scalar
 // kernels, as the forward makes them
 static void attention_backward_recompute_case(int batch, int T, int D, int causal, int dropout) {
@@ -695,19 +699,19 @@ static void attention_backward_recompute_case(int batch, int T, int D, int causa
     for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
     const float scale = sqrtf((float)D);
     for (long p = 0; p < batch; p++) {
-        matmul_wt_bias(s, q + p * T * D, k + p * T * D, NULL, T, D, T);
+        gemm_matmul_wt_bias(s, q + p * T * D, k + p * T * D, NULL, T, D, T);
         for (long i = 0; i < T; i++)
             for (long j = i + 1; j < T && causal; j++) s[i * T + j] = -INFINITY;
-        div_scalar(s, s, scale, (long)T * T);
-        softmax_rows(w + p * T * T, s, T, T);
+        rows_div_scalar(s, s, scale, (long)T * T);
+        rows_softmax_rows(w + p * T * T, s, T, T);
     }
-    attention_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal, -1);
+    attend_ref_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, causal, -1);
     snprintf(case_name, sizeof case_name, "attention backward, weights computed again: batch=%d T=%d D=%d%s%s", batch,
              T, D, causal ? " causal" : "", dropout ? " dropout" : "");
     for (int r = 0; r < n_runs; r++) {
         if (skip_run(&runs[r])) continue;
         select_run(&runs[r]);
-        fast_attention_backward(got, got + n, got + 2 * n, dctx, q, k, v, NULL, noise, batch, T, D, scale, causal,
+        attend_fast_backward(got, got + n, got + 2 * n, dctx, q, k, v, NULL, noise, batch, T, D, scale, causal,
                                 -1);
         compare(&t_attention_bw, r, got, want, 3 * n);
     }
@@ -756,11 +760,11 @@ static void test_environment(const char *self, int best) {
         const char *value;
         int want;  // the path asked for; -1: the preferred one (not a path name)
     } cases[] = {{"scalar", 0}, {"avx2", 1}, {"avx512", 2}, {"avx512-ymm", 3}, {"AVX2", -1}};
-    const int preferred = fast_kernels_preferred_path();
+    const int preferred = fast_path_preferred();
     int checked = 0, wrong = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         // a path the CPU lacks gives its best
-        const int want = cases[i].want < 0 ? preferred : fast_kernels_runs_path(cases[i].want) ? cases[i].want : best;
+        const int want = cases[i].want < 0 ? preferred : fast_path_runs(cases[i].want) ? cases[i].want : best;
         char *argv[] = {(char *)self, (char *)"--path", NULL};
         RunResult res;
         setenv("LITATTN_KERNELS", cases[i].value, 1);
@@ -768,8 +772,8 @@ static void test_environment(const char *self, int best) {
         unsetenv("LITATTN_KERNELS");
         char got[32] = "";
         if (ran) sscanf(res.out, "%31s", got);
-        if (!ran || res.exit_code != 0 || strcmp(got, fast_kernels_path_name_of(want)) != 0) {
-            printf("FAIL LITATTN_KERNELS=\"%s\": path %s, want %s\n", cases[i].value, got, fast_kernels_path_name_of(want));
+        if (!ran || res.exit_code != 0 || strcmp(got, fast_path_name_of(want)) != 0) {
+            printf("FAIL LITATTN_KERNELS=\"%s\": path %s, want %s\n", cases[i].value, got, fast_path_name_of(want));
             wrong++;
         }
         if (ran) run_result_free(&res);
@@ -777,21 +781,21 @@ static void test_environment(const char *self, int best) {
     }
     printf("%s LITATTN_KERNELS        %d values checked (scalar, avx2, avx512, avx512-ymm on a CPU whose best is "
            "%s; unknown: %s)\n",
-           wrong ? "FAIL" : "ok  ", checked, fast_kernels_path_name_of(best), fast_kernels_path_name_of(preferred));
+           wrong ? "FAIL" : "ok  ", checked, fast_path_name_of(best), fast_path_name_of(preferred));
     failures += wrong;
 }
 
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--path") == 0) {
-        printf("%s\n", fast_kernels_path_name());
+        printf("%s\n", fast_path_name());
         return 0;
     }
     pcg32_srandom_r(&rng, 20240611u, 7u);
     const clock_t t0 = clock();
     // the runs: every path the CPU has (force_path clamps to the best one)
     for (int p = 0; p < PATHS; p++) {
-        fast_kernels_force_path(p);
-        if (fast_kernels_path() != p) {
+        fast_path_force(p);
+        if (fast_path_get() != p) {
             printf("skip path %d: this CPU does not run it\n", p);
             continue;
         }
@@ -802,7 +806,7 @@ int main(int argc, char **argv) {
             if (p == FAST_PATH_SCALAR && k == 1) continue;
             Run *r = &runs[n_runs++];
             r->path = p, r->threads = threads[k], r->all_sizes = all_sizes[k];
-            snprintf(r->name, sizeof r->name, "%s, %d thread%s%s", fast_kernels_path_name(), threads[k],
+            snprintf(r->name, sizeof r->name, "%s, %d thread%s%s", fast_path_name(), threads[k],
                      threads[k] > 1 ? "s" : "", all_sizes[k] ? ", all sizes" : "");
         }
     }
@@ -813,10 +817,10 @@ int main(int argc, char **argv) {
         sections[i]();
         if (getenv("TEST_FAST_KERNELS_TIMES")) printf("(%.2f s)\n", (double)(clock() - t) / CLOCKS_PER_SEC);
     }
-    fast_kernels_ignore_thresholds(0);
-    fast_kernels_set_threads(1);
-    fast_kernels_force_path(FAST_PATH_AVX512);
-    test_environment(argv[0], fast_kernels_path());
+    fast_path_ignore_thresholds(0);
+    fast_threads_set(1);
+    fast_path_force(FAST_PATH_AVX512);
+    test_environment(argv[0], fast_path_get());
     printf("%s: %d difference%s, %.1f s of CPU\n", failures ? "FAIL" : "ok", failures, failures == 1 ? "" : "s",
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return failures ? 1 : 0;

@@ -10,7 +10,7 @@
 // and in eval mode, with 1 and 2 threads, and compares every value of the
 // output as uint32 bits (any NaN equals any NaN).
 //
-// And MultiHeadAttention's sum_backward, which reuses what a forward that
+// And MultiHeadAttention's rows_sum_backward, which reuses what a forward that
 // drew nothing kept (multihead_attention.h: last) instead of running it
 // again: its gradients after a forward of the same input, and after a
 // forward of another input of the same shape in the same block of memory,
@@ -20,10 +20,11 @@
 #include <string.h>
 
 #include "causal_attention.h"
-#include "fast_kernels.h"
+#include "fast_threads.h"
 #include "init.h"
 #include "multihead_attention.h"
 #include "param_source.h"
+#include "rows.h"
 #include "torch_generator.h"
 
 static int failures, compared;
@@ -119,7 +120,7 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int threads = 1; threads <= 2; threads++) {
-            fast_kernels_set_threads(threads);
+            fast_threads_set(threads);
             for (int training = 1; training >= 0; training--) {
                 char what[160];
                 snprintf(what, sizeof what, "%s, %s, %d thread%s", cases[i].name, training ? "training" : "eval",

@@ -1,4 +1,5 @@
-// test_kernels.c: every kernel of lib/tensor/kernels.h against PyTorch's results.
+// test_kernels.c: every scalar reference kernel of lib/tensor/ (gemm.h, rows.h,
+// noise.h, layout.h) against PyTorch's results.
 //
 // usage: test_kernels fixtures/kernel_cases.h5
 //
@@ -15,16 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dropout.h"
 #include "error.h"
 #include "fixture.h"
-#include "dropout.h"
+#include "gemm.h"
 #include "harness.h"
 #include "init.h"
-#include "kernels.h"
+#include "layout.h"
 #include "ops.h"
 #include "param_source.h"
-#include "torch_generator.h"
+#include "rows.h"
 #include "tensor.h"
+#include "torch_generator.h"
 #include "ulp.h"
 
 static int failures;
@@ -89,7 +92,7 @@ static void test_matmul(Fixture *fx, const char *name) {
     Tensor b = need(fx, "b", 2, K, N);
     Tensor want = row ? need(fx, "out", 1, N, 0) : need(fx, "out", 2, M, N);
     Tensor got = tensor_copy(want);
-    matmul(got.data, a.data, b.data, M, K, N);
+    gemm_matmul(got.data, a.data, b.data, M, K, N);
     compare(name, got.data, want);
 }
 
@@ -101,7 +104,7 @@ static void test_matmul_wt_bias(Fixture *fx, const char *name) {
     const float *bias = fixture_has(fx, "bias") ? need(fx, "bias", 1, N, 0).data : NULL;
     Tensor want = row ? need(fx, "out", 1, N, 0) : need(fx, "out", 2, M, N);
     Tensor got = tensor_copy(want);
-    matmul_wt_bias(got.data, x.data, w.data, bias, M, K, N);
+    gemm_matmul_wt_bias(got.data, x.data, w.data, bias, M, K, N);
     compare(name, got.data, want);
 }
 
@@ -109,21 +112,21 @@ static void test_transpose(Fixture *fx, const char *name) {
     const int M = need_int(fx, "M"), N = need_int(fx, "N");
     Tensor a = need(fx, "a", 2, M, N), want = need(fx, "out", 2, N, M);
     Tensor got = tensor_copy(want);
-    transpose(got.data, a.data, M, N);
+    layout_transpose(got.data, a.data, M, N);
     compare(name, got.data, want);
 }
 
 static void test_dot(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor a = need(fx, "a", 1, n, 0), b = need(fx, "b", 1, n, 0), want = need(fx, "out", 0, 0, 0);
-    const float got = dot(a.data, b.data, n);
+    const float got = gemm_dot(a.data, b.data, n);
     compare(name, &got, want);
 }
 
 static void test_sum(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor x = need(fx, "x", 1, n, 0), want = need(fx, "out", 0, 0, 0);
-    const float got = sum(x.data, n);
+    const float got = rows_sum(x.data, n);
     compare(name, &got, want);
 }
 
@@ -132,7 +135,7 @@ static void test_sum_rows(Fixture *fx, const char *name) {
     const int rows = need_int(fx, "rows"), n = need_int(fx, "n");
     Tensor x = need(fx, "x", 2, rows, n), want = need(fx, "out", 1, rows, 0);
     Tensor got = tensor_copy(want);
-    for (int r = 0; r < rows; r++) got.data[r] = sum(x.data + (size_t)r * n, n);
+    for (int r = 0; r < rows; r++) got.data[r] = rows_sum(x.data + (size_t)r * n, n);
     compare(name, got.data, want);
 }
 
@@ -140,7 +143,7 @@ static void test_div_scalar(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor x = need(fx, "x", 1, n, 0), s = need(fx, "s", 0, 0, 0), want = need(fx, "out", 1, n, 0);
     Tensor got = tensor_copy(want);
-    div_scalar(got.data, x.data, s.data[0], n);
+    rows_div_scalar(got.data, x.data, s.data[0], n);
     compare(name, got.data, want);
 }
 
@@ -148,7 +151,7 @@ static void test_mul_scalar(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor x = need(fx, "x", 1, n, 0), s = need(fx, "s", 0, 0, 0), want = need(fx, "out", 1, n, 0);
     Tensor got = tensor_copy(want);
-    mul_scalar(got.data, x.data, s.data[0], n);
+    rows_mul_scalar(got.data, x.data, s.data[0], n);
     compare(name, got.data, want);
 }
 
@@ -156,7 +159,7 @@ static void test_exp(Fixture *fx, const char *name) {
     const int n = need_int(fx, "n");
     Tensor x = need(fx, "x", 1, n, 0), want = need(fx, "out", 1, n, 0);
     Tensor got = tensor_copy(want);
-    exp_elementwise(got.data, x.data, n);
+    rows_exp(got.data, x.data, n);
     compare(name, got.data, want);
 }
 
@@ -167,8 +170,8 @@ static void test_add_scaled(Fixture *fx, const char *name) {
     // `+=` of `attn_weights[i] * x_i`: a product tensor (rounded), then an add.
     Tensor got = tensor_zeros(SIZE(d)), product = tensor_zeros(SIZE(d));
     for (int i = 0; i < T; i++) {
-        mul_scalar(product.data, x.data + (size_t)i * d, w.data[i], d);
-        add_elementwise(got.data, got.data, product.data, d);
+        rows_mul_scalar(product.data, x.data + (size_t)i * d, w.data[i], d);
+        rows_add(got.data, got.data, product.data, d);
     }
     compare(name, got.data, want);
 }
@@ -180,7 +183,7 @@ static void test_softmax_rows(Fixture *fx, const char *name) {
     Tensor x = one ? need(fx, "x", 1, n, 0) : need(fx, "x", 2, rows, n);
     Tensor want = one ? need(fx, "out", 1, n, 0) : need(fx, "out", 2, rows, n);
     Tensor got = tensor_copy(want);
-    for (int r = 0; r < rows; r++) softmax_row(got.data + (size_t)r * n, x.data + (size_t)r * n, n);
+    for (int r = 0; r < rows; r++) rows_softmax_row(got.data + (size_t)r * n, x.data + (size_t)r * n, n);
     compare(name, got.data, want);
 }
 
@@ -213,7 +216,7 @@ static void test_bmm(Fixture *fx, const char *name) {
     const int B = need_int(fx, "B"), M = need_int(fx, "M"), K = need_int(fx, "K"), N = need_int(fx, "N");
     Tensor a = need_as(fx, "a", SIZE(B, M, K)), b = need_as(fx, "b", SIZE(B, K, N));
     Tensor want = need_as(fx, "out", SIZE(B, M, N)), got = tensor_copy(want);
-    bmm(got.data, a.data, b.data, B, M, K, N);
+    gemm_bmm(got.data, a.data, b.data, B, M, K, N);
     compare(name, got.data, want);
 }
 
@@ -228,7 +231,7 @@ static void test_softmax_dim(Fixture *fx, const char *name) {
     const int outer = need_int(fx, "outer"), n = need_int(fx, "n"), inner = need_int(fx, "inner");
     Tensor x = need_as(fx, "x", SIZE(outer, n, inner)), want = need_as(fx, "out", SIZE(outer, n, inner));
     Tensor got = tensor_copy(want);
-    softmax_dim(got.data, x.data, outer, n, inner);
+    rows_softmax_dim(got.data, x.data, outer, n, inner);
     compare(name, got.data, want);
 }
 

@@ -10,10 +10,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "attend.h"
 #include "attention.h"
-#include "backward_kernels.h"
 #include "error.h"
-#include "fast_kernels.h"
 #include "ops.h"
 
 CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
@@ -96,7 +95,7 @@ Tensor causal_attention_forward(CausalAttention *m, Tensor x) {
 }
 
 // --- backward -----------------------------------------------------------------------------
-//   5-2. attention over the b matrices (backward_kernels.c attention_backward):
+//   5-2. attention over the b matrices (backward_kernels.c attend_ref_backward):
 //        dq, dk, dv (b, T, d_out)
 //   1.   the three nn.Linear over all b * T rows, value, query, key: torch's
 //        engine runs the newest node first, so x's gradient is
@@ -114,7 +113,7 @@ void causal_attention_backward_into(const CausalAttention *m, Tensor dout, Causa
     const Size s = SIZE(b, T, d_out);
     Tensor dq = tensor_empty(s), dk = tensor_empty(s), dv = tensor_empty(s);
     // 5-2.
-    fast_attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
+    attend_fast_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
                        act->attn_weights.data, act->noise.data, b, T, d_out,
                        (float)attention_scale(d_out), true, m->softmax_dim);
     // 1.

@@ -4,10 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "backward_kernels.h"
+#include "attend.h"
 #include "causal_attention.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "layout.h"
 #include "ops.h"
 
 // One batch item, as torch composes it: (h, T, T) scores, mask, scale,
@@ -68,7 +68,7 @@ void unpack_qkv_heads(Tensor qkv, int num_heads, Tensor *q, Tensor *k, Tensor *v
         for (long r = 0; r < (long)b * T; r++)
             memcpy(flat.data + r * d, qkv.data + r * width + (long)part * d, (size_t)d * sizeof(float));
         *out[part] = tensor_empty(SIZE(b, num_heads, T, hd));
-        fast_split_heads(out[part]->data, flat.data, b, T, num_heads, hd);
+        layout_fast_split_heads(out[part]->data, flat.data, b, T, num_heads, hd);
         tensor_free(flat);
     }
 }
@@ -76,7 +76,7 @@ void unpack_qkv_heads(Tensor qkv, int num_heads, Tensor *q, Tensor *k, Tensor *v
 Tensor merge_heads(Tensor heads) {
     const int b = dim(heads, 0), h = dim(heads, 1), T = dim(heads, 2), hd = dim(heads, 3);
     Tensor out = tensor_empty(SIZE(b, T, h * hd));
-    fast_merge_heads(out.data, heads.data, b, h, T, hd);
+    layout_fast_merge_heads(out.data, heads.data, b, h, T, hd);
     return out;
 }
 
@@ -85,7 +85,7 @@ Tensor split_heads_of(Tensor t, int num_heads) {
     if (t.ndim != 3 || num_heads < 1 || d % num_heads != 0)
         die(EXIT_BAD_INPUT, "expected (b, T, d) with num_heads = %d dividing d = %d", num_heads, d);
     Tensor out = tensor_empty(SIZE(b, num_heads, T, d / num_heads));
-    fast_split_heads(out.data, t.data, b, T, num_heads, d / num_heads);
+    layout_fast_split_heads(out.data, t.data, b, T, num_heads, d / num_heads);
     return out;
 }
 
@@ -94,9 +94,9 @@ void causal_heads_backward(Tensor dmerged, Tensor q, Tensor k, Tensor v, Tensor 
     const int b = dim(q, 0), h = dim(q, 1), T = dim(q, 2), hd = dim(q, 3);
     const Size heads = shape(q);
     Tensor dctx = tensor_empty(heads);
-    heads_split(dctx.data, dmerged.data, b, T, h, hd);  // merge_heads' backward
+    layout_heads_split(dctx.data, dmerged.data, b, T, h, hd);  // merge_heads' backward
     *dq = tensor_empty(heads), *dk = tensor_empty(heads), *dv = tensor_empty(heads);
-    fast_attention_backward(dq->data, dk->data, dv->data, dctx.data, q.data, k.data, v.data, NULL, noise.data,
+    attend_fast_backward(dq->data, dk->data, dv->data, dctx.data, q.data, k.data, v.data, NULL, noise.data,
                             (long)b * h, T, hd, (float)scale, true, -1);
     tensor_free(dctx);
 }

@@ -3,11 +3,11 @@
 
 #include <stdio.h>
 
-#include "backward_kernels.h"
 #include "error.h"
+#include "gemm.h"
 #include "init.h"
-#include "fast_kernels.h"
 #include "ops.h"
+#include "rows.h"
 
 Linear linear_new(const ParamSource *ps, const char *name, int in, int out, bool bias) {
     if (in < 1 || out < 1) die(EXIT_BAD_INPUT, "nn.Linear: in_features %d and out_features %d must be >= 1", in, out);
@@ -59,7 +59,7 @@ Tensor linear_forward(const Linear *l, Tensor x) {
     // F.linear: every row of x (B*T collapsed into one axis) times weight.T,
     // one sgemm 'T','N'; the bias, when there is one, is added last.
     const int rows = (int)(numel(x) / in);
-    fast_matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
+    gemm_fast_matmul_wt_bias(y.data, x.data, l->weight.data, l->bias.data, rows, in, out);
     // What F.linear records: addmm on 2-D (and 3-D through a view) input
     // with a bias, matmul (+ add) otherwise.
     const bool b = l->bias.data != NULL;
@@ -79,20 +79,20 @@ void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor
     const long rows = numel(x) / in;
     if (numel(dy) != rows * out) die_internal("%s: backward: the gradient does not have the output's size", l->name);
     g->weight = tensor_empty(shape(l->weight));
-    fast_matmul_at(g->weight.data, dy.data, x.data, (int)rows, out, in);  // linear_backward_w
+    gemm_fast_matmul_at(g->weight.data, dy.data, x.data, (int)rows, out, in);  // gemm_linear_backward_w
     g->bias = (Tensor){0};
     if (l->bias.data) {
         g->bias = tensor_empty(shape(l->bias));
-        linear_backward_bias(g->bias.data, dy.data, rows, out, dy_colmajor);
+        rows_linear_backward_bias(g->bias.data, dy.data, rows, out, dy_colmajor);
     }
     if (!dx) return;
     if (!dx->data) {
         *dx = tensor_empty(shape(x));
-        fast_matmul(dx->data, dy.data, l->weight.data, (int)rows, out, in);  // linear_backward_x
+        gemm_fast_matmul(dx->data, dy.data, l->weight.data, (int)rows, out, in);  // gemm_linear_backward_x
     } else {
         Tensor part = tensor_empty(shape(x));
-        fast_matmul(part.data, dy.data, l->weight.data, (int)rows, out, in);
-        accumulate_grad(dx->data, part.data, rows * in);
+        gemm_fast_matmul(part.data, dy.data, l->weight.data, (int)rows, out, in);
+        rows_accumulate_grad(dx->data, part.data, rows * in);
         tensor_free(part);
     }
 }

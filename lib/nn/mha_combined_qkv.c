@@ -13,11 +13,10 @@
 #include <string.h>
 
 #include "attention.h"
-#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "layout.h"
 #include "ops.h"
 
 MultiHeadAttentionCombinedQKV mha_combined_qkv_new(const ParamSource *ps, const Recorder *rec, const char *name,
@@ -101,7 +100,7 @@ Gradients mha_combined_qkv_sum_backward(MultiHeadAttentionCombinedQKV *m, Tensor
     Tensor dqkv = tensor_empty(SIZE(b, T, 3 * d)), part = tensor_empty(SIZE(b, T, d));
     const Tensor parts[3] = {dq, dk, dv};
     for (int p = 0; p < 3; p++) {
-        heads_merge(part.data, parts[p].data, b, T, h, hd);
+        layout_heads_merge(part.data, parts[p].data, b, T, h, hd);
         for (long r = 0; r < (long)b * T; r++)
             memcpy(dqkv.data + r * 3 * d + (long)p * d, part.data + r * d, (size_t)d * sizeof(float));
     }

@@ -12,13 +12,14 @@
 #include <stdio.h>
 
 #include "attention.h"
-#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "gemm.h"
 #include "init.h"
+#include "layout.h"
 #include "ops.h"
+#include "rows.h"
 
 static Tensor param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
     char key[128];
@@ -71,7 +72,7 @@ static Tensor project(Tensor x, Tensor W, Tensor bias) {
     const int d_in = dim(W, 0), d_out = dim(W, 1);
     const long rows = numel(x) / d_in;
     Tensor y = tensor_empty(SIZE(dim(x, 0), dim(x, 1), d_out));
-    fast_matmul(y.data, x.data, W.data, (int)rows, d_in, d_out);
+    gemm_fast_matmul(y.data, x.data, W.data, (int)rows, d_in, d_out);
     if (bias.data)
         for (long r = 0; r < rows; r++)
             for (int o = 0; o < d_out; o++) y.data[r * d_out + o] += bias.data[o];
@@ -145,14 +146,14 @@ Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
     Tensor dx = tensor_empty(SIZE(b, T, d_in));
     const Tensor dh[3] = {dq, dk, dv}, W[3] = {m->W_query, m->W_key, m->W_value};
     for (int i = 2; i >= 0; i--) {
-        heads_merge(dflat.data, dh[i].data, b, T, h, hd);
+        layout_heads_merge(dflat.data, dh[i].data, b, T, h, hd);
         dW[i] = tensor_empty(SIZE(d_in, d));
-        fast_matmul_at(dW[i].data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
+        gemm_fast_matmul_at(dW[i].data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
         Tensor W_T = tensor_empty(SIZE(d, d_in));
-        fast_transpose(W_T.data, W[i].data, d_in, d);
-        fast_matmul(i == 2 ? dx.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
+        layout_fast_transpose(W_T.data, W[i].data, d_in, d);
+        gemm_fast_matmul(i == 2 ? dx.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
         tensor_free(W_T);
-        if (i != 2) accumulate_grad(dx.data, part.data, rows * d_in);
+        if (i != 2) rows_accumulate_grad(dx.data, part.data, rows * d_in);
     }
     gradients_add(&g, "", "W_query", dW[0]);
     gradients_add(&g, "", "W_key", dW[1]);

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attend.h"
 #include "attention.h"
-#include "backward_kernels.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "layout.h"
 #include "ops.h"
 
 MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
@@ -189,7 +189,7 @@ MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiH
     Tensor dhead = tensor_empty(SIZE((int)rows, d_out));
     for (int h = H - 1; h >= 0; h--) {
         // 2.
-        cat_lastdim_backward(dhead.data, dout.data, rows, H * d_out, h * d_out, d_out);
+        layout_cat_lastdim_backward(dhead.data, dout.data, rows, H * d_out, h * d_out, d_out);
         // 1.
         causal_attention_backward_into(&m->heads[h], dhead, &g.heads[h], &g.x);
     }
@@ -218,17 +218,17 @@ MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m
     linear_backward(&m->out_proj, act->context, dout, &g.out_proj, &dcontext, false);
     // 5.
     Tensor dctx_h = tensor_empty(heads);
-    heads_split(dctx_h.data, dcontext.data, b, T, h, hd);
+    layout_heads_split(dctx_h.data, dcontext.data, b, T, h, hd);
     // 4-3.
     Tensor dq_h = tensor_empty(heads), dk_h = tensor_empty(heads), dv_h = tensor_empty(heads);
-    fast_attention_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
+    attend_fast_backward(dq_h.data, dk_h.data, dv_h.data, dctx_h.data, act->queries.data, act->keys.data,
                        act->values.data, act->attn_weights.data, act->noise.data, (long)b * h, T, hd,
                        (float)attention_scale(hd), true, -1);
     // 2.
     Tensor dq = tensor_empty(flat), dk = tensor_empty(flat), dv = tensor_empty(flat);
-    heads_merge(dq.data, dq_h.data, b, T, h, hd);
-    heads_merge(dk.data, dk_h.data, b, T, h, hd);
-    heads_merge(dv.data, dv_h.data, b, T, h, hd);
+    layout_heads_merge(dq.data, dq_h.data, b, T, h, hd);
+    layout_heads_merge(dk.data, dk_h.data, b, T, h, hd);
+    layout_heads_merge(dv.data, dv_h.data, b, T, h, hd);
     // 1.
     linear_backward(&m->W_value, act->x, dv, &g.W_value, &g.x, false);
     linear_backward(&m->W_query, act->x, dq, &g.W_query, &g.x, false);

@@ -58,7 +58,7 @@ typedef struct {
     // The last fused forward that drew nothing (no dropout in training
     // mode), on an input of at most 2^21 elements, keeps its activations
     // here, and a copy of its input: a
-    // sum_backward of an input of the same values then need not run that
+    // rows_sum_backward of an input of the same values then need not run that
     // forward again (it would give the same bits). .context.data NULL: none.
     AttentionActivations last;
     Tensor last_input;
@@ -74,7 +74,7 @@ long multihead_attention_parameters(const MultiHeadAttention *m);  // sum(p.nume
 
 // --- backward: loss.backward() through the last forward -------------------------------
 // The wrapper's forward keeps what each head's `act` (heads[i].act) points to.
-// Not for a wrapper with out_proj (it dies): its sum_backward below takes
+// Not for a wrapper with out_proj (it dies): its rows_sum_backward below takes
 // out_proj's backward first.
 typedef struct {
     CausalAttentionGrads heads[MAX_HEADS];  // heads.0.W_query.weight, ... (their .x left empty)

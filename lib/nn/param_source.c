@@ -2,7 +2,7 @@
 #include "param_source.h"
 
 #include "init.h"
-#include "kernels.h"
+#include "rows.h"
 
 static void random_uniform_(void *ctx, const char *name, Tensor t, double from, double to) {
     (void)name;
@@ -20,7 +20,7 @@ static void random_dropout_noise(void *ctx, const char *name, Tensor noise, doub
     // noise.div_(1 - p): a float division by (float)(1 - p).
     const double keep_p = 1.0 - p;
     bernoulli_fill(noise.data, numel(noise), keep_p, ctx);
-    div_scalar(noise.data, noise.data, (float)keep_p, numel(noise));
+    rows_div_scalar(noise.data, noise.data, (float)keep_p, numel(noise));
 }
 
 ParamSource param_source_random(RandomSource *rs) {

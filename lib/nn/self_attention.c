@@ -5,17 +5,18 @@
 //   3. attn_weights = softmax(attn_scores / sqrt(d_k), dim=-1)
 //   4. context_vec  = attn_weights @ values
 // Passes 2-4 are shared; only pass 1 differs between v1 and v2. Each
-// backward runs the passes in reverse (4, 3, 2 in attention_backward, then 1).
+// backward runs the passes in reverse (4, 3, 2 in attend_ref_backward, then 1).
 #include "self_attention.h"
 
 #include <math.h>
 #include <stdio.h>
 
+#include "attend.h"
 #include "attention.h"
-#include "backward_kernels.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "gemm.h"
 #include "ops.h"
+#include "rows.h"
 
 // keys.shape[-1]**0.5 (attention.h)
 static double sqrt_d_k(Tensor keys) { return attention_scale(dim(keys, -1)); }
@@ -99,11 +100,11 @@ static const AttentionActivations *kept(const AttentionActivations *act, const c
     return act;
 }
 
-// Passes 4-2 in reverse (attention_backward): dq, dk, dv (T, d_out). The scores
+// Passes 4-2 in reverse (attend_ref_backward): dq, dk, dv (T, d_out). The scores
 // are 2-D, so softmax over dim 1 is the last dim either way.
 static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor dq, Tensor dk, Tensor dv, int T,
                             int d_out) {
-    fast_attention_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
+    attend_fast_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
                        act->attn_weights.data, NULL, 1, T, d_out, (float)sqrt_d_k(act->keys), false, -1);
 }
 
@@ -125,9 +126,9 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
     Tensor part = tensor_empty(SIZE(T, d_in));
     for (int i = 0; i < 3; i++) {
         *dW[i] = tensor_empty(SIZE(d_in, d_out));
-        fast_matmul_at(dW[i]->data, act->x.data, d[i].data, T, d_in, d_out);  // matmul_backward_b
-        fast_matmul_wt_bias(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, NULL, T, d_out, d_in);  // matmul_backward_a
-        if (i > 0) accumulate_grad(g.x.data, part.data, (long)T * d_in);
+        gemm_fast_matmul_at(dW[i]->data, act->x.data, d[i].data, T, d_in, d_out);  // gemm_matmul_backward_b
+        gemm_fast_matmul_wt_bias(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, NULL, T, d_out, d_in);  // gemm_matmul_backward_a
+        if (i > 0) rows_accumulate_grad(g.x.data, part.data, (long)T * d_in);
     }
     tensor_free(part);
     return g;

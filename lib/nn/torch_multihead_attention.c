@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "attention.h"
-#include "backward_kernels.h"
 #include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "gemm.h"
 #include "init.h"
+#include "layout.h"
 #include "ops.h"
+#include "rows.h"
 
 MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
                                       int d_out, int num_heads, int context_length, double dropout, bool qkv_bias,
@@ -65,7 +66,7 @@ Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
     const int b = dim(x, 0), T = dim(x, 1);
     // 1. one product of every row with the packed (3E, E) weight
     Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
-    fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, b * T, E, 3 * E);
+    gemm_fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, b * T, E, 3 * E);
     // 2.
     Tensor q, k, v;
     unpack_qkv_heads(qkv, a->num_heads, &q, &k, &v);
@@ -121,11 +122,11 @@ Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) 
     const float s = (float)sqrt((double)a->head_dim);
     // the forward again (passes 1-6), keeping what the backward reads
     Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
-    fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, (int)rows, E, 3 * E);
+    gemm_fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, (int)rows, E, 3 * E);
     Tensor q, k, v;
     unpack_qkv_heads(qkv, h, &q, &k, &v);
     tensor_free(qkv);
-    fast_div_scalar(q.data, q.data, s, numel(q));  // q_scaled, in place of q
+    rows_fast_div_scalar(q.data, q.data, s, numel(q));  // q_scaled, in place of q
     Tensor noise = dropout_factor(&a->dropout, SIZE(b, h, T, T));
     Tensor per_head = fused_attention(q, k, v, noise, true, 1.0);
     Tensor merged = merge_heads(per_head);
@@ -154,13 +155,13 @@ Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) 
     Tensor fwd[] = {q, k, v, noise};
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
         if (fwd[i].data) tensor_free(fwd[i]);
-    // 3. div_scalar_backward
-    fast_div_scalar(dq.data, dq.data, s, numel(dq));
+    // 3. rows_div_scalar_backward
+    rows_fast_div_scalar(dq.data, dq.data, s, numel(dq));
     // 2.
     Tensor dproj = tensor_empty(SIZE(T, b, 3 * E)), part = tensor_empty(SIZE(b, T, E));
     const Tensor parts[3] = {dq, dk, dv};
     for (int p = 0; p < 3; p++) {
-        heads_merge(part.data, parts[p].data, b, T, h, hd);
+        layout_heads_merge(part.data, parts[p].data, b, T, h, hd);
         for (long bi = 0; bi < b; bi++)
             for (long t = 0; t < T; t++)
                 memcpy(dproj.data + (t * b + bi) * 3 * E + (long)p * E, part.data + (bi * T + t) * E,
@@ -171,8 +172,8 @@ Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) 
     // 1.
     Tensor x_tb = torch_transpose(x, 0, 1);  // (T, b, E)
     Tensor dW_in = tensor_empty(shape(a->in_proj_weight)), dx_tb = tensor_empty(SIZE(T, b, E));
-    fast_matmul_at(dW_in.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);    // linear_backward_w
-    fast_matmul(dx_tb.data, dproj.data, a->in_proj_weight.data, (int)rows, 3 * E, E);  // linear_backward_x
+    gemm_fast_matmul_at(dW_in.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);    // gemm_linear_backward_w
+    gemm_fast_matmul(dx_tb.data, dproj.data, a->in_proj_weight.data, (int)rows, 3 * E, E);  // gemm_linear_backward_x
     tensor_free(dproj), tensor_free(x_tb);
     g.x = torch_transpose(dx_tb, 0, 1);
     tensor_free(dx_tb);

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
-#include "fast_kernels.h"
+#include "fast_threads.h"
 #include "fixture.h"
 #include "hdf5_snapshot.h"
 #include "loader.h"
@@ -58,7 +58,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
         output_end();
         exit(0);
     }
-    fast_kernels_set_threads(ch.opt.threads);
+    fast_threads_set(ch.opt.threads);
     hdf5_snapshot_ship(spec->shipped);
     // --fixture NAME is looked up beside the program, in the data directory,
     // then among the fixtures built in; PATH is used as given, never cut to

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "error.h"
-#include "fast_kernels.h"
 #include "init.h"
 #include "keep.h"
+#include "noise.h"
 #include "normal.h"
 #include "print.h"
 #include "torch_generator.h"
@@ -204,7 +204,7 @@ static void source_dropout_noise(void *ctx, const char *name, Tensor noise, doub
     // noise.div_(1 - p): a float division by (float)(1 - p).
     const double keep_p = 1.0 - p;
     // Drawn here even when read: that moves the generator past the draws.
-    fast_dropout_noise(noise.data, numel(noise), keep_p, &dr.gen);
+    noise_fast_dropout(noise.data, numel(noise), keep_p, &dr.gen);
     if (!read_drawn(name, noise, "random")) keep_drawn(name, "random", noise);
 }
 

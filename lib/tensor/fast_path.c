@@ -1,13 +1,13 @@
-// fast_path.c: which path the fast kernels of fast_kernels.h run on, chosen
+// fast_path.c: which path the fast kernels (*_fast.c) run on, chosen
 // once per process: AVX-512 (F/BW/DQ/VL), AVX2 + FMA, or the scalar
-// kernels of kernels.h; on AMD's Zen 4 (512-bit instructions as two 256-bit
+// reference kernels; on AMD's Zen 4 (512-bit instructions as two 256-bit
 // halves) AVX-512's kernels with AVX2's register tile for the products.
 // LITATTN_KERNELS=scalar|avx2|avx512|avx512-ymm asks for one; a path the CPU
 // lacks gives the best it has. Also whether the size thresholds hold
-// (fast_kernels_ignore_thresholds, for tests). Every path gives the same
+// (fast_path_ignore_thresholds, for tests). Every path gives the same
 // bits: the choice is speed only. State: the path and the thresholds' flag,
 // the process's.
-#include "fast_kernels.h"
+#include "fast_path.h"
 
 #ifdef LITATTN_FAST_X86
 #include <cpuid.h>
@@ -16,8 +16,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "fast_kernels_internal.h"
 
 static pthread_once_t path_once = PTHREAD_ONCE_INIT;
 static atomic_int active_path = FAST_PATH_SCALAR;
@@ -40,7 +38,7 @@ static int best_path(void) {
 // that runs 512-bit instructions as two 256-bit halves, AMD's Zen 4 (family
 // 19h; Zen 3, the same family, has no AVX-512). There AVX-512's register
 // tile is the slower and its exp the faster, so the path is AVX-512 with
-// AVX2's tile (fast_isa_avx512_ymm). The bits are the same either way.
+// AVX2's tile (simd_isa_avx512_ymm). The bits are the same either way.
 static int preferred_path(int best) {
 #ifdef LITATTN_FAST_X86
     unsigned int eax, ebx, ecx, edx;
@@ -64,7 +62,7 @@ static int clamp_path(int path, int best) {
     return path < FAST_PATHS && needs(path) <= best ? path : best;
 }
 
-int fast_kernels_preferred_path(void) { return preferred_path(best_path()); }
+int fast_path_preferred(void) { return preferred_path(best_path()); }
 
 static void choose_path(void) {
     const int best = best_path();
@@ -77,38 +75,38 @@ static void choose_path(void) {
     atomic_store(&active_path, clamp_path(want, best));
 }
 
-int fast_kernels_path(void) {
+int fast_path_get(void) {
     pthread_once(&path_once, choose_path);
     return atomic_load(&active_path);
 }
 
-const char *fast_kernels_path_name_of(int path) {
+const char *fast_path_name_of(int path) {
     static const char *const names[FAST_PATHS] = {"scalar", "avx2", "avx512", "avx512-ymm"};
     return path >= FAST_PATH_SCALAR && path < FAST_PATHS ? names[path] : "none";
 }
 
-const char *fast_kernels_path_name(void) { return fast_kernels_path_name_of(fast_kernels_path()); }
+const char *fast_path_name(void) { return fast_path_name_of(fast_path_get()); }
 
-bool fast_kernels_runs_path(int path) {
+bool fast_path_runs(int path) {
     return path >= FAST_PATH_SCALAR && path < FAST_PATHS && needs(path) <= best_path();
 }
 
-void fast_kernels_force_path(int path) {
+void fast_path_force(int path) {
     pthread_once(&path_once, choose_path);
     atomic_store(&active_path, clamp_path(path, best_path()));
 }
 
-void fast_kernels_ignore_thresholds(int on) { atomic_store(&ignore_thresholds, on != 0); }
+void fast_path_ignore_thresholds(int on) { atomic_store(&ignore_thresholds, on != 0); }
 
-int fast_thresholds_ignored(void) { return atomic_load(&ignore_thresholds); }
+int fast_path_thresholds_ignored(void) { return atomic_load(&ignore_thresholds); }
 
 // The active instruction set's kernels, or NULL for the scalar path.
-const FastIsa *fast_active_isa(void) {
+const SimdIsa *fast_path_isa(void) {
 #ifdef LITATTN_FAST_X86
-    switch (fast_kernels_path()) {
-    case FAST_PATH_AVX2: return &fast_isa_avx2;
-    case FAST_PATH_AVX512: return &fast_isa_avx512;
-    case FAST_PATH_AVX512_YMM: return &fast_isa_avx512_ymm;
+    switch (fast_path_get()) {
+    case FAST_PATH_AVX2: return &simd_isa_avx2;
+    case FAST_PATH_AVX512: return &simd_isa_avx512;
+    case FAST_PATH_AVX512_YMM: return &simd_isa_avx512_ymm;
     default: break;
     }
 #endif

@@ -1,28 +1,28 @@
 // fast_threads.c: the fast kernels' threads. A call's work is n independent
 // items (rows, heads, batch items, blocks of tiles, each a set of whole
-// outputs); fast_run_threads gives each of k threads one contiguous range of
+// outputs); fast_threads_run gives each of k threads one contiguous range of
 // them, the caller being thread 0, and returns when all are done. Threads
 // are created and joined per call (some tens of microseconds), so a call
 // takes more than one only where its work pays for them
-// (fast_plan_threads); never more than fast_kernels_threads(). No sum is
+// (fast_threads_plan); never more than fast_threads_get(). No sum is
 // ever split, so the thread count changes no bit. State: the thread count
 // (--threads), the process's.
-#include "fast_kernels.h"
+#include "fast_threads.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "fast_kernels_internal.h"
+#include "fast_path.h"
 
 enum { MAX_THREADS = 64 };
 
 static atomic_int thread_count = 1;
 
-void fast_kernels_set_threads(int n) {
+void fast_threads_set(int n) {
     atomic_store(&thread_count, n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n);
 }
 
-int fast_kernels_threads(void) { return atomic_load(&thread_count); }
+int fast_threads_get(void) { return atomic_load(&thread_count); }
 
 typedef struct {
     RangeFn fn;
@@ -40,17 +40,17 @@ static void *chunk_main(void *p) {
 // How many threads n items are worth: min(threads, n, work / min_work),
 // where `work` is what the n items cost and min_work what pays for one
 // thread (creating and joining one costs some tens of microseconds).
-int fast_plan_threads(long n, double work, double min_work) {
-    long k = fast_kernels_threads();
+int fast_threads_plan(long n, double work, double min_work) {
+    long k = fast_threads_get();
     if (k > n) k = n;
-    if (k > 1 && !fast_thresholds_ignored() && work / min_work < (double)k) k = (long)(work / min_work);
+    if (k > 1 && !fast_path_thresholds_ignored() && work / min_work < (double)k) k = (long)(work / min_work);
     return k < 1 ? 1 : (int)k;
 }
 
 // Runs fn over items [0, n) on k threads: thread t takes [n t / k,
 // n (t+1) / k), the caller being thread 0. A thread that cannot be created
 // leaves its range to the caller.
-void fast_run_threads(int k, long n, RangeFn fn, void *ctx) {
+void fast_threads_run(int k, long n, RangeFn fn, void *ctx) {
     if (n <= 0) return;
     if (k <= 1) {
         fn(ctx, 0, 0, n);
@@ -74,6 +74,6 @@ void fast_run_threads(int k, long n, RangeFn fn, void *ctx) {
     }
 }
 
-void fast_parallel_for(long n, double work, double min_work, RangeFn fn, void *ctx) {
-    if (n > 0) fast_run_threads(fast_plan_threads(n, work, min_work), n, fn, ctx);
+void fast_threads_parallel_for(long n, double work, double min_work, RangeFn fn, void *ctx) {
+    if (n > 0) fast_threads_run(fast_threads_plan(n, work, min_work), n, fn, ctx);
 }

@@ -1,5 +1,6 @@
 // ops.c: shapes, broadcasting, allocation and grad_fn names around the
-// kernels. Every float operation happens in kernels.c; here only indices move.
+// kernels. Every float operation happens in the op families (gemm, rows,
+// ...); here only indices move.
 #include "ops.h"
 
 #include <math.h>
@@ -7,9 +8,11 @@
 #include <stdnoreturn.h>
 #include <string.h>
 
+#include "attend.h"
 #include "error.h"
-#include "fast_kernels.h"
-#include "kernels.h"
+#include "gemm.h"
+#include "layout.h"
+#include "rows.h"
 
 static noreturn void mismatch(const char *op, Tensor a, Tensor b) {
     char sa[96], sb[96];
@@ -119,8 +122,8 @@ Tensor torch_stack(int n, const Tensor *ts, int dim) {
 }
 
 // --- layout ------------------------------------------------------------------------
-// The arithmetic and the large copies go through fast_kernels.h: the same
-// bits as kernels.h's reference kernels, vectorised and optionally threaded.
+// The arithmetic and the large copies go through the families' fast kernels: the same
+// bits as their reference kernels, vectorised and optionally threaded.
 
 Tensor torch_transpose(Tensor a, int dim0, int dim1) {
     int d0 = norm_dim(a, dim0, "transpose"), d1 = norm_dim(a, dim1, "transpose");
@@ -141,9 +144,9 @@ Tensor torch_transpose(Tensor a, int dim0, int dim1) {
     if (d0 == d1) memcpy(out.data, a.data, (size_t)numel(a) * sizeof(float));
     else if (mid == 1 && inner == 1)
         for (long o = 0; o < outer; o++)  // the common case: the last two axes of a batch of matrices
-            fast_transpose(out.data + o * n0 * n1, a.data + o * n0 * n1, (int)n0, (int)n1);
+            layout_fast_transpose(out.data + o * n0 * n1, a.data + o * n0 * n1, (int)n0, (int)n1);
     else if (mid == 1)  // (b, T, h, hd) -> (b, h, T, hd): heads split, or merged back
-        fast_split_heads(out.data, a.data, (int)outer, (int)n0, (int)n1, (int)inner);
+        layout_fast_split_heads(out.data, a.data, (int)outer, (int)n0, (int)n1, (int)inner);
     else
         for (long o = 0; o < outer; o++)
             for (long i = 0; i < n0; i++)
@@ -226,19 +229,19 @@ static long broadcast_offset(Tensor t, Size s, long row, long *step) {
 
 static void binary_run(BinOp op, float *out, const float *a, long sa, const float *b, long sb, int n) {
     if (sa == 1 && sb == 1) {
-        if (op == OP_MUL) mul_elementwise(out, a, b, n);
-        else if (op == OP_DIV) div_elementwise(out, a, b, n);
-        else add_elementwise(out, a, b, n);
+        if (op == OP_MUL) rows_mul(out, a, b, n);
+        else if (op == OP_DIV) rows_div(out, a, b, n);
+        else rows_add(out, a, b, n);
     } else if (sa == 1) {  // b repeats
-        if (op == OP_MUL) mul_scalar(out, a, b[0], n);
-        else if (op == OP_DIV) div_scalar(out, a, b[0], n);
-        else add_scalar(out, a, b[0], n);
+        if (op == OP_MUL) rows_mul_scalar(out, a, b[0], n);
+        else if (op == OP_DIV) rows_div_scalar(out, a, b[0], n);
+        else rows_add_scalar(out, a, b[0], n);
     } else {  // a repeats: a[0] op b[j] for each j, in that operand order
         for (int j = 0; j < n; j++) {
             const float x = a[0];
-            if (op == OP_MUL) mul_elementwise(out + j, &x, b + j * sb, 1);
-            else if (op == OP_DIV) div_elementwise(out + j, &x, b + j * sb, 1);
-            else add_elementwise(out + j, &x, b + j * sb, 1);
+            if (op == OP_MUL) rows_mul(out + j, &x, b + j * sb, 1);
+            else if (op == OP_DIV) rows_div(out + j, &x, b + j * sb, 1);
+            else rows_add(out + j, &x, b + j * sb, 1);
         }
     }
 }
@@ -248,9 +251,9 @@ static Tensor binary(BinOp op, Tensor a, Tensor b, const char *name, const char 
     Tensor out = tensor_empty(s);
     if (size_equal(shape(a), shape(b))) {
         long n = numel(out);
-        if (op == OP_MUL) mul_elementwise(out.data, a.data, b.data, n);
-        else if (op == OP_DIV) div_elementwise(out.data, a.data, b.data, n);
-        else add_elementwise(out.data, a.data, b.data, n);
+        if (op == OP_MUL) rows_mul(out.data, a.data, b.data, n);
+        else if (op == OP_DIV) rows_div(out.data, a.data, b.data, n);
+        else rows_add(out.data, a.data, b.data, n);
     } else {
         const int n = s.ndim ? s.dims[s.ndim - 1] : 1;
         const long rows = n ? numel(out) / n : 0;
@@ -277,13 +280,13 @@ Tensor torch_add(Tensor a, Tensor b) { return binary(OP_ADD, a, b, "add", "AddBa
 // tensor's dtype first, so the operation happens with (float)s.
 Tensor torch_mul_scalar(Tensor a, double s) {
     Tensor out = tensor_empty(shape(a));
-    mul_scalar(out.data, a.data, (float)s, numel(a));
+    rows_mul_scalar(out.data, a.data, (float)s, numel(a));
     return track(out, "MulBackward0", a, none());
 }
 
 Tensor torch_div_scalar(Tensor a, double s) {
     Tensor out = tensor_empty(shape(a));
-    fast_div_scalar(out.data, a.data, (float)s, numel(a));
+    rows_fast_div_scalar(out.data, a.data, (float)s, numel(a));
     return track(out, "DivBackward0", a, none());
 }
 
@@ -296,7 +299,7 @@ void torch_add_(Tensor acc, Tensor b) {
 
 Tensor torch_exp(Tensor a) {
     Tensor out = tensor_empty(shape(a));
-    fast_exp(out.data, a.data, numel(a));
+    rows_fast_exp(out.data, a.data, numel(a));
     return track(out, "ExpBackward0", a, none());
 }
 
@@ -304,13 +307,13 @@ Tensor torch_exp(Tensor a) {
 
 Tensor torch_dot(Tensor a, Tensor b) {
     if (a.ndim != 1 || b.ndim != 1 || a.shape[0] != b.shape[0]) mismatch("dot", a, b);
-    return track(tensor_scalar(dot(a.data, b.data, a.shape[0])), "DotBackward0", a, b);
+    return track(tensor_scalar(gemm_dot(a.data, b.data, a.shape[0])), "DotBackward0", a, b);
 }
 
 Tensor torch_sum(Tensor a) {
     // (torch splits a reduction of more than 32768 values between threads,
     // when it has them; the fixtures are made with one thread, as here.)
-    return track(tensor_scalar(sum(a.data, (int)numel(a))), "SumBackward0", a, none());
+    return track(tensor_scalar(rows_sum(a.data, (int)numel(a))), "SumBackward0", a, none());
 }
 
 Tensor torch_sum_dim(Tensor a, int dim, bool keepdim) {
@@ -320,7 +323,7 @@ Tensor torch_sum_dim(Tensor a, int dim, bool keepdim) {
     if (keepdim) s.dims[s.ndim - 1] = 1;
     else s.ndim--;
     Tensor out = tensor_empty(s);
-    fast_sum_rows(out.data, a.data, n ? numel(a) / n : 0, n);
+    rows_fast_sum_rows(out.data, a.data, n ? numel(a) / n : 0, n);
     return track(out, "SumBackward1", a, none());
 }
 
@@ -331,8 +334,8 @@ Tensor torch_softmax(Tensor a, int dim) {
     long outer = 1, inner = 1;
     for (int i = 0; i < d; i++) outer *= a.shape[i];
     for (int i = d + 1; i < a.ndim; i++) inner *= a.shape[i];
-    if (inner == 1) fast_softmax_rows(out.data, a.data, outer, a.shape[d]);  // the last dimension
-    else softmax_dim(out.data, a.data, outer, a.shape[d], inner);
+    if (inner == 1) rows_fast_softmax_rows(out.data, a.data, outer, a.shape[d]);  // the last dimension
+    else rows_softmax_dim(out.data, a.data, outer, a.shape[d], inner);
     return track(out, "SoftmaxBackward0", a, none());
 }
 
@@ -371,10 +374,10 @@ Tensor torch_matmul(Tensor a, Tensor b) {
     Tensor out = tensor_empty(s);
     const long n_batch = size_numel(batch);
     if (n_batch == 1 || (size_equal(shape(ab), batch) && size_equal(shape(bb), batch))) {
-        fast_bmm(out.data, a.data, b.data, n_batch, M, K, N);
+        gemm_fast_bmm(out.data, a.data, b.data, n_batch, M, K, N);
     } else {
         for (long i = 0; i < n_batch; i++)
-            fast_matmul(out.data + i * M * N, a.data + batch_index(ab, batch, i) * M * K,
+            gemm_fast_matmul(out.data + i * M * N, a.data + batch_index(ab, batch, i) * M * K,
                    b.data + batch_index(bb, batch, i) * K * N, M, K, N);
     }
     const char *fn = a.ndim == 2 && b.ndim == 2 ? "MmBackward0"
@@ -424,6 +427,6 @@ Tensor fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, 
     const long batch = T && D ? numel(q) / ((long)T * D) : 0;
     if (noise.data && numel(noise) != batch * T * T) mismatch("attention's dropout", q, noise);
     Tensor out = tensor_empty(shape(q));
-    fast_attention(out.data, q.data, k.data, v.data, noise.data, batch, T, D, (float)scale, causal);
+    attend_fast(out.data, q.data, k.data, v.data, noise.data, batch, T, D, (float)scale, causal);
     return track(out, "UnsafeViewBackward0", q, v);
 }

@@ -54,7 +54,7 @@ bool needs_grad(Tensor t);
 
 // --- attention, fused --------------------------------------------------------
 // softmax((q @ k^T)[masked: -inf] / scale, dim=-1) * noise @ v without the
-// (T, T) tensors: the same bits as the composed ops (fast_attention). q, k,
+// (T, T) tensors: the same bits as the composed ops (attend_fast). q, k,
 // v (..., T, D), the same shape; noise (..., T, T), or an empty tensor
 // (.data NULL) when dropout is the identity; causal: -inf where j > i.
 Tensor fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale);

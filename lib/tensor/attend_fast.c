@@ -1,18 +1,26 @@
-// fast_attention.c: fast_attention, causal (or full) attention fused a block
+// attend_fast.c: attend_fast, causal (or full) attention fused a block
 // of query rows at a time, never a (T, T) tensor, with the bits of the
 // composed ops:
 //   s = q @ k^T; s[j > i] = -inf (if causal); w = softmax(s / scale, dim=-1);
 //   w = w * noise (if noise); out = w @ v
-// (the products fast_gemm.c's register tiles, the division and softmax
-// fast_rows.c's kernels). Threads split blocks of rows, never a sum.
-#include "fast_kernels.h"
+// (the products gemm_fast.c's register tiles, the division and softmax
+// rows_fast.c's kernels), and attend_fast_backward below. Threads split blocks of rows, never a sum.
+#include "attend.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast_kernels_internal.h"
-#include "kernels.h"
+#include "error.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "fast_util.h"
+#include "gemm.h"
+#include "gemm_fast.h"
+#include "noise.h"
+#include "rows.h"
+#include "rows_fast.h"
+#include "tensor.h"
 
 // Each output row depends only on its own row of scores, so the rows can be
 // computed a block at a time with every step in the composed ops' order:
@@ -48,7 +56,7 @@
 enum { ATTN_BLOCK_ROWS = 64, ATTN_BLOCK_BYTES = 768 << 10 };
 
 typedef struct {
-    const FastIsa *isa;
+    const SimdIsa *isa;
     float *out;                // (batch, T, D)
     const float *q, *k, *v;    // (batch, T, D)
     const float *noise;        // (batch, T, T) or NULL
@@ -74,7 +82,7 @@ typedef struct {
 
 // Floats of each part of a thread's scratch, each a multiple of 16.
 static void attention_sizes(const Attention *at, long size[5]) {
-    const FastIsa *isa = at->isa;
+    const SimdIsa *isa = at->isa;
     const long mr = isa ? isa->mr : 1, nr = isa ? isa->nr : 1;
     size[0] = round_up(mr * at->D, 16);
     size[1] = round_up(mr * nr, 16);
@@ -90,9 +98,9 @@ static void attention_pack(const Attention *at, AttentionScratch *sc, long p) {
     const float *k = at->k + p * T * D, *v = at->v + p * T * D;
     if (at->isa) {
         const Gemm gk = {.isa = at->isa, .b = k, .K = (int)D, .N = (int)T, .b_wt = 1};
-        fast_pack_b(sc->pk, &gk, k, 0, (int)D, 0, (int)T, at->isa->nr);
+        gemm_fast_pack_b(sc->pk, &gk, k, 0, (int)D, 0, (int)T, at->isa->nr);
         const Gemm gv = {.isa = at->isa, .b = v, .K = (int)T, .N = (int)D};
-        fast_pack_b(sc->pv, &gv, v, 0, (int)T, 0, (int)D, at->isa->nr);
+        gemm_fast_pack_b(sc->pv, &gv, v, 0, (int)T, 0, (int)D, at->isa->nr);
     }
     long f = T;
     while (f > 0 && all_finite(v + (f - 1) * D, D)) f--;
@@ -108,12 +116,12 @@ static void attention_row(const Attention *at, float *s_row, const float *noise_
     const long n_soft = vec ? min_l(n < 8 ? 8 : n, T) : T;
     for (long j = n; j < n_soft; j++) s_row[j] = -INFINITY;  // (-inf / scale = -inf)
     if (vec) {
-        ISA_FN(at->isa, softmax_row_scaled)(s_row, s_row, (int)n_soft, at->scale, fast_exact_reciprocal(at->scale));
+        (at->isa)->softmax_row_scaled(s_row, s_row, (int)n_soft, at->scale, rows_fast_exact_reciprocal(at->scale));
     } else {
-        fast_div_scalar_isa(at->isa, s_row, s_row, at->scale, n);
-        softmax_row(s_row, s_row, (int)n_soft);
+        rows_fast_div_scalar_isa(at->isa, s_row, s_row, at->scale, n);
+        rows_softmax_row(s_row, s_row, (int)n_soft);
     }
-    if (noise_row) mul_elementwise(s_row, s_row, noise_row, n_soft);
+    if (noise_row) rows_mul(s_row, s_row, noise_row, n_soft);
     if (zero_to > n_soft) memset(s_row + n_soft, 0, (size_t)(zero_to - n_soft) * sizeof(float));
 }
 
@@ -127,7 +135,7 @@ static long tile_keys(const Attention *at, const AttentionScratch *sc, long i0, 
 
 // The block of rows [i0, i1) of matrix p on the path's tiles.
 static void attention_block_fast(const Attention *at, AttentionScratch *sc, long p, long i0, long i1) {
-    const FastIsa *isa = at->isa;
+    const SimdIsa *isa = at->isa;
     const long T = at->T, D = at->D, ld = at->ld, mr = isa->mr, nr = isa->nr;
     const long rows = i1 - i0, tiles_rows = round_up(rows, mr);
     const long keys = at->causal ? i1 : T;  // the keys any row of the block sees
@@ -136,7 +144,7 @@ static void attention_block_fast(const Attention *at, AttentionScratch *sc, long
     // 1. s (rows, keys) = q_rows @ k^T, a panel of nr keys at a time; a tile
     //    of rows skips the panels past its last row's key
     if (rows % mr)
-        fast_pack_a_edge(sc->buf.pa, &(Gemm){.K = (int)D}, q, (int)(tiles_rows - mr), (int)(rows % mr), 0,
+        gemm_fast_pack_a_edge(sc->buf.pa, &(Gemm){.K = (int)D}, q, (int)(tiles_rows - mr), (int)(rows % mr), 0,
                          (int)D, (int)mr);
     for (long j0 = 0; j0 < keys; j0 += nr) {
         const float *panel = sc->pk + j0 * D;
@@ -168,7 +176,7 @@ static void attention_block_fast(const Attention *at, AttentionScratch *sc, long
             for (long r0 = 0; r0 < rows; r0 += mr) {
                 const long end = tile_keys(at, sc, i0, r0, mr);
                 if (pc >= end) continue;
-                fast_run_tile(&g, &sc->buf, out + r0 * D + j0, D, (int)min_l(mr, rows - r0), (int)min_l(nr, D - j0),
+                gemm_fast_run_tile(&g, &sc->buf, out + r0 * D + j0, D, (int)min_l(mr, rows - r0), (int)min_l(nr, D - j0),
                               s + r0 * ld + pc, ld, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
             }
         }
@@ -182,9 +190,9 @@ static void attention_block_scalar(const Attention *at, AttentionScratch *sc, lo
     for (long i = i0; i < i1; i++) {
         const long n = at->causal ? i + 1 : T, end = sc->finite_from <= n ? n : T;
         float *s_row = sc->s;
-        matmul_wt_bias(s_row, at->q + (p * T + i) * D, k, NULL, 1, (int)D, (int)n);
+        gemm_matmul_wt_bias(s_row, at->q + (p * T + i) * D, k, NULL, 1, (int)D, (int)n);
         attention_row(at, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, end);
-        matmul(at->out + (p * T + i) * D, s_row, v, 1, (int)end, (int)D);
+        gemm_matmul(at->out + (p * T + i) * D, s_row, v, 1, (int)end, (int)D);
     }
 }
 
@@ -211,15 +219,15 @@ static void attention_items(void *ctx, int thread, long begin, long end) {
     }
 }
 
-void fast_attention(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
+void attend_fast(float *out, const float *q, const float *k, const float *v, const float *noise, long batch,
                     int T, int D, float scale, int causal) {
     if (batch <= 0 || T <= 0 || D <= 0) return;
-    Attention at = {fast_active_isa(), out, q, k, v, noise, T, D, causal != 0, scale, ATTN_BLOCK_ROWS, 0, 0, NULL, 0};
+    Attention at = {fast_path_isa(), out, q, k, v, noise, T, D, causal != 0, scale, ATTN_BLOCK_ROWS, 0, 0, NULL, 0};
     // rows 16 floats past a multiple of 16 apart: never a power of two apart
     at.ld = round_up(T, 16) + 16;
     if (at.isa) {
         // (tests ignoring the thresholds: the smallest blocks at every T)
-        const long budget = fast_thresholds_ignored() ? 0 : ATTN_BLOCK_BYTES;
+        const long budget = fast_path_thresholds_ignored() ? 0 : ATTN_BLOCK_BYTES;
         const long mr = at.isa->mr, fit = budget / (long)sizeof(float) / at.ld;
         at.block_rows = (int)round_up(fit < 2 * mr ? 2 * mr : min_l(fit, ATTN_BLOCK_ROWS), mr);
     }
@@ -229,8 +237,100 @@ void fast_attention(float *out, const float *q, const float *k, const float *v, 
     for (int i = 0; i < 5; i++) at.buffer_floats += size[i];
     const long items = batch * at.blocks_per_matrix;
     const double macs = 2.0 * batch * (double)T * T * D;
-    const int threads = fast_plan_threads(items, macs, GEMM_THREAD_MIN_MACS);
+    const int threads = fast_threads_plan(items, macs, GEMM_THREAD_MIN_MACS);
     at.buffers = alloc_floats(threads * at.buffer_floats, "the attention's scratch");
-    fast_run_threads(threads, items, attention_items, &at);
+    fast_threads_run(threads, items, attention_items, &at);
     free(at.buffers);
+}
+
+// ---------------------------------------------------------------------------
+// the backward
+// ---------------------------------------------------------------------------
+
+// Whether every matrix of w (batch, T, T) is 0 above its diagonal
+static int zero_above(const float *w, long batch, int T) {
+    for (long p = 0; p < batch; p++)
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T; j++)
+                if (w[(p * T + i) * T + j] != 0.0f) return 0;
+    return 1;
+}
+
+// attend_ref_backward (attend.c), its passes in the same order on
+// `batch` matrices at once, the products on the fast matmul, the softmax's
+// backward on the fast rows. dim: the softmax's, 0-2 of (batch, T, T).
+static void attention_backward_matrices(float *dq, float *dk, float *dv, const float *dctx, const float *q,
+                                        const float *k, const float *v, const float *w, const float *noise,
+                                        long batch, int T, int hd, float scale, bool causal, int dim) {
+    // (batch, T, T) temporaries from the tensor pool, which hands back the
+    // blocks freed before (the previous matrix's): memory already faulted in
+    const long n = batch * T * T;
+    Tensor dw_t = tensor_empty(SIZE((int)n)), dz_t = tensor_empty(SIZE((int)n));
+    Tensor dropped_t = noise ? tensor_empty(SIZE((int)n)) : (Tensor){0};
+    float *dw = dw_t.data, *dz = dz_t.data, *dropped = dropped_t.data;
+    const float *wd = w;
+    if (noise) {
+        rows_mul(dropped, w, noise, n);
+        wd = dropped;
+    }
+    // Causal: above the diagonal the weights are 0 (unless a row is NaN)
+    // and the scores' gradients +0 (masked_fill's backward writes them), so
+    // three products may skip the dead triangle where the other operand is
+    // finite (gemm_zeros); d_dropped is needed whole (softmax's backward sums
+    // over the row).
+    const int dead = causal && T > 1;
+    const int w_zero_above = dead && zero_above(wd, batch, T) && all_finite(dctx, batch * T * hd);
+    // 5. d_dropped = dctx @ v^T; dv = dropped^T @ dctx
+    gemm_fast_bmm_wt(dw, dctx, v, batch, T, hd, T);
+    gemm_fast_product_zeros(dv, wd, dctx, NULL, batch, T, T, hd, 0, 1, w_zero_above ? GEMM_ZEROS_BELOW : GEMM_ZEROS_NONE);
+    // 4.
+    if (noise) noise_dropout_backward(dw, dw, noise, n);
+    // 3.
+    if (dim == 2) rows_fast_softmax_rows_backward(dz, dw, w, batch * T, T);
+    else if (dim == 1) rows_softmax_dim_backward(dz, dw, w, batch, T, T);
+    else rows_softmax_dim_backward(dz, dw, w, 1, (int)batch, (long)T * T);
+    // 2.
+    rows_fast_div_scalar(dz, dz, scale, n);  // rows_div_scalar_backward: dz / scale
+    if (causal) rows_masked_fill_causal_backward(dz, batch, T);
+    // 1. dq = dscores @ k; dk = dscores^T @ q
+    gemm_fast_product_zeros(dq, dz, k, NULL, batch, T, T, hd, 0, 0,
+               dead && all_finite(k, batch * T * hd) ? GEMM_ZEROS_ABOVE : GEMM_ZEROS_NONE);
+    gemm_fast_product_zeros(dk, dz, q, NULL, batch, T, T, hd, 0, 1,
+               dead && all_finite(q, batch * T * hd) ? GEMM_ZEROS_BELOW : GEMM_ZEROS_NONE);
+    tensor_free(dw_t), tensor_free(dz_t);
+    if (noise) tensor_free(dropped_t);
+}
+
+// w (T, T) = softmax((q @ k^T)[j > i: -inf if causal] / scale, dim=-1) of
+// one matrix, q, k (T, hd): the forward's weights again, by the forward's
+// kernels in its order (the same bits as its composed ops and as
+// attend_fast)
+static void attention_weights(float *w, float *scores, const float *q, const float *k, int T, int hd, float scale,
+                              bool causal) {
+    gemm_fast_product(scores, q, k, NULL, 1, T, hd, T, 1, 0);
+    for (long i = 0; causal && i < T; i++)
+        for (long j = i + 1; j < T; j++) scores[i * T + j] = -INFINITY;
+    rows_fast_div_scalar(scores, scores, scale, (long)T * T);
+    rows_fast_softmax_rows(w, scores, T, T);
+}
+
+void attend_fast_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                             const float *v, const float *w, const float *noise, long batch, int T, int hd,
+                             float scale, bool causal, int softmax_dim) {
+    // One (T, T) matrix at a time (4 MiB of temporaries at Exercise 3.3's
+    // size, not 48), unless the softmax ran over the batch axis (dim 0),
+    // which ties the matrices together. Without w (a forward that kept no
+    // (T, T) tensor: softmax over the last dim only) each matrix's weights
+    // are computed again from q and k.
+    const int dim = softmax_dim < 0 ? softmax_dim + 3 : softmax_dim;
+    const long chunk = dim == 0 ? batch : 1;
+    if (!w && dim != 2) die_internal("attention's backward: the weights of a softmax over dim %d must be kept", softmax_dim);
+    Tensor w_again = w ? (Tensor){0} : tensor_empty(SIZE(T, T)), scores = w ? (Tensor){0} : tensor_empty(SIZE(T, T));
+    for (long p = 0; p < batch; p += chunk) {
+        const long m = p * T * hd, s = p * T * T;
+        if (!w) attention_weights(w_again.data, scores.data, q + m, k + m, T, hd, scale, causal);
+        attention_backward_matrices(dq + m, dk + m, dv + m, dctx + m, q + m, k + m, v + m, w ? w + s : w_again.data,
+                                    noise ? noise + s : NULL, chunk, T, hd, scale, causal, dim);
+    }
+    if (!w) tensor_free(w_again), tensor_free(scores);
 }

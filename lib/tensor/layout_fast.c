@@ -1,15 +1,16 @@
-// fast_layout.c: the layout copies of fast_kernels.h, no arithmetic:
-// fast_transpose (out (N, M) = a (M, N)^T, in 32 x 32 blocks of 8 x 8
-// register transposes), fast_split_heads and fast_merge_heads (axes 1 and 2
+// layout_fast.c: the layout copies of layout.h, no arithmetic:
+// layout_fast_transpose (out (N, M) = a (M, N)^T, in 32 x 32 blocks of 8 x 8
+// register transposes), layout_fast_split_heads and layout_fast_merge_heads (axes 1 and 2
 // of a rank-4 tensor swapped: (B, T, H, D) <-> (B, H, T, D), one memcpy of
 // D floats per output row). Copies are bound by memory: a second thread
 // only for big ones.
-#include "fast_kernels.h"
+#include "layout.h"
 
 #include <string.h>
 
-#include "fast_kernels_internal.h"
-#include "kernels.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "fast_util.h"
 
 enum { TRANSPOSE_BLOCK = 32 };  // a (32, 32) block of a and of out stay in L1 together
 // Elements of a copy that pay for one more thread: copies are bound by
@@ -18,7 +19,7 @@ enum { TRANSPOSE_BLOCK = 32 };  // a (32, 32) block of a and of out stay in L1 t
 #define COPY_THREAD_MIN_ELEMS (1 << 21)
 
 typedef struct {
-    const FastIsa *isa;
+    const SimdIsa *isa;
     float *out;
     const float *a;
     int M, N;
@@ -37,7 +38,7 @@ static void transpose_items(void *ctx, int thread, long begin, long end) {
             for (long i = i0; i < i1; i += 8) {
                 for (long j = j0; j < j1; j += 8) {
                     if (t->isa && i + 8 <= i1 && j + 8 <= j1) {
-                        ISA_FN(t->isa, transpose_8x8)(t->out + j * M + i, M, t->a + i * N + j, N);
+                        (t->isa)->transpose_8x8(t->out + j * M + i, M, t->a + i * N + j, N);
                         continue;
                     }
                     for (long ii = i; ii < min_l(i + 8, i1); ii++)
@@ -48,14 +49,14 @@ static void transpose_items(void *ctx, int thread, long begin, long end) {
     }
 }
 
-void fast_transpose(float *out, const float *a, int M, int N) {
+void layout_fast_transpose(float *out, const float *a, int M, int N) {
     if (M <= 0 || N <= 0) return;
-    TransposeJob t = {fast_active_isa(), out, a, M, N};
+    TransposeJob t = {fast_path_isa(), out, a, M, N};
     if (!t.isa) {
-        transpose(out, a, M, N);
+        layout_transpose(out, a, M, N);
         return;
     }
-    fast_parallel_for((M + TRANSPOSE_BLOCK - 1) / TRANSPOSE_BLOCK, (double)M * N, COPY_THREAD_MIN_ELEMS,
+    fast_threads_parallel_for((M + TRANSPOSE_BLOCK - 1) / TRANSPOSE_BLOCK, (double)M * N, COPY_THREAD_MIN_ELEMS,
                  transpose_items, &t);
 }
 
@@ -84,9 +85,9 @@ static void swap_items(void *ctx, int thread, long begin, long end) {
 static void swap_axes12(float *out, const float *x, int B, int P, int Q, int D) {
     if (B <= 0 || P <= 0 || Q <= 0 || D <= 0) return;
     SwapJob s = {out, x, P, Q, D};
-    fast_parallel_for((long)B * Q, (double)B * P * Q * D, COPY_THREAD_MIN_ELEMS, swap_items, &s);
+    fast_threads_parallel_for((long)B * Q, (double)B * P * Q * D, COPY_THREAD_MIN_ELEMS, swap_items, &s);
 }
 
-void fast_split_heads(float *out, const float *x, int B, int T, int H, int D) { swap_axes12(out, x, B, T, H, D); }
+void layout_fast_split_heads(float *out, const float *x, int B, int T, int H, int D) { swap_axes12(out, x, B, T, H, D); }
 
-void fast_merge_heads(float *out, const float *x, int B, int H, int T, int D) { swap_axes12(out, x, B, H, T, D); }
+void layout_fast_merge_heads(float *out, const float *x, int B, int H, int T, int D) { swap_axes12(out, x, B, H, T, D); }

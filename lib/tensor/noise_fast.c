@@ -1,27 +1,23 @@
-// fast_dropout.c: fast_dropout_noise, nn.Dropout(p)'s training-mode noise
+// noise_fast.c: noise_fast_dropout, nn.Dropout(p)'s training-mode noise
 // with the bits of its definition: per element in order, r = the next
 // random64() of torch's MT19937, u = (r & (2^53 - 1)) * 2^-53 (a double),
 // noise = (u < 1 - p ? 1.0f : 0.0f) / (float)(1 - p). The generator's words
 // are taken in bulk (random/torch_generator.h, torch_random_words) and
 // compared as 53-bit integers, u < keep being r53 < ceil(keep 2^53); the
 // generator ends as after n calls of torch_random64.
-#include "fast_kernels.h"
+#include "noise.h"
 
 #include <stdint.h>
 
-#include "fast_kernels_internal.h"
+#include "fast_path.h"
+#include "fast_util.h"
 
-void fast_dropout_noise(float *noise, long n, double keep, TorchGenerator *g) {
+void noise_fast_dropout(float *noise, long n, double keep, TorchGenerator *g) {
     const float keep_f = (float)keep;
     const float kept = 1.0f / keep_f, dropped = 0.0f / keep_f;  // noise.div_(1 - p) on 1s and 0s
-    const FastIsa *isa = fast_active_isa();
+    const SimdIsa *isa = fast_path_isa();
     if (!isa) {
-        // the definition: bernoulli_(keep) then div_, one element at a time
-        for (long i = 0; i < n; i++) {
-            const uint64_t r = torch_random64(g);
-            const double u = (double)(r & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
-            noise[i] = u < keep ? kept : dropped;
-        }
+        noise_dropout(noise, n, keep, g);
         return;
     }
     // u < keep with u = r53 2^-53 exactly, so u < keep <=> r53 < keep 2^53

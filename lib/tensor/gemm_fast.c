@@ -1,6 +1,6 @@
-// fast_gemm.c: the products of fast_kernels.h (fast_matmul, fast_matmul_wt_bias,
-// fast_bmm, fast_bmm_wt; the backward's fast_matmul_at, fast_bmm_at), with
-// the bits of kernels.h's matmul (backward_kernels.h's matmul_backward_b):
+// gemm_fast.c: the products of gemm.h (gemm_fast_matmul, gemm_fast_matmul_wt_bias,
+// gemm_fast_bmm, gemm_fast_bmm_wt; the backward's gemm_fast_matmul_at, gemm_fast_bmm_at), with
+// the bits of gemm.c's matmul (and gemm_matmul_backward_b):
 // out[i][j] = ((+0 + a[i][0]*b[0][j]) + a[i][1]*b[1][j]) + ..., each product
 // rounded then added (no FMA), k ascending; a Linear's bias added last.
 //
@@ -8,16 +8,18 @@
 // blocks only pause each output's chain. The first block starts every output
 // at +0, each later block reloads the stored float32 and continues, the last
 // one adds the bias: the additions happen in exactly netlib's order. The
-// register tiles are the path's (fast_kernels_isa.h); threads split rows of
+// register tiles are the path's (simd_isa.h, gemm_simd.c); threads split rows of
 // the output, never a sum. Small products, and those whose tiles would be
 // mostly padding, run the scalar kernels.
-#include "fast_kernels.h"
+#include "gemm.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast_kernels_internal.h"
-#include "kernels.h"
+#include "fast_path.h"
+#include "fast_threads.h"
+#include "fast_util.h"
+#include "gemm_fast.h"
 
 // Products below this many multiply-adds run the scalar kernels: the fixed
 // cost of the fast path (an allocation, packing, edge tiles) is more than it
@@ -38,10 +40,10 @@
 #define GEMM_WHOLE_DEPTH 768
 
 // The depth block of a product of depth K: all of it, or the path's kc.
-static int depth_block(const FastIsa *isa, int K) { return K <= GEMM_WHOLE_DEPTH ? K : isa->kc; }
+static int depth_block(const SimdIsa *isa, int K) { return K <= GEMM_WHOLE_DEPTH ? K : isa->kc; }
 
 // Floats of one thread's pa, pb and tile, each rounded up to 64 bytes.
-static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
+static void pack_sizes(const SimdIsa *isa, int K, int N, long size[3]) {
     const long kc = min_l(depth_block(isa, K), K);
     size[0] = round_up(round_up(isa->mc, isa->mr) * kc, 16);  // a whole (mc, kc) block of a^T, or an edge
     size[1] = round_up(round_up(min_l(isa->nc, N), isa->nr) * kc, 16);
@@ -52,7 +54,7 @@ static void pack_sizes(const FastIsa *isa, int K, int N, long size[3]) {
 // [pc, pc+kc) of b (K, N), or of w^T for w (N, K) when b_wt; columns past
 // the end are zero. w^T is packed by 8 x 8 register transposes (8 rows of w
 // = 8 columns of the panel), its ragged edges element by element.
-void fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr) {
+void gemm_fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int jc, int nc, int nr) {
     if (!g->b_wt) {
         // row by row: each row of b read once, front to back, and dealt out
         // to the panels (constant-size copies, which the compiler inlines)
@@ -80,7 +82,7 @@ void fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int j
         for (; j + 8 <= width; j += 8) {
             int k = 0;
             for (; k + 8 <= kc; k += 8)
-                ISA_FN(g->isa, transpose_8x8)(panel + (long)k * nr + j, nr, w_rows + (long)j * g->K + k, g->K);
+                (g->isa)->transpose_8x8(panel + (long)k * nr + j, nr, w_rows + (long)j * g->K + k, g->K);
             for (; k < kc; k++)
                 for (int jj = j; jj < j + 8; jj++) panel[(long)k * nr + jj] = w_rows[(long)jj * g->K + k];
         }
@@ -93,7 +95,7 @@ void fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, int j
 // pa (mr, kc), rows kc apart = rows [i, i+height) of columns [pc, pc+kc) of
 // a (M, K), the rows past height zero: the bottom edge of the row range,
 // where the tile would otherwise read past a's last row.
-void fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
+void gemm_fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
     for (int r = 0; r < mr; r++) {
         if (r < height) memcpy(pa + (long)r * kc, a + (long)(i + r) * g->K + pc, (size_t)kc * sizeof(float));
         else memset(pa + (long)r * kc, 0, (size_t)kc * sizeof(float));
@@ -112,13 +114,13 @@ static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height
     for (; r + 16 <= height && kc % 8 == 0; r += 16)
         for (int k = 0; k < kc; k += 8) {
             const float *a_block = a + (long)(pc + k) * M + i + r;
-            ISA_FN(g->isa, transpose_8x8)(pa + (long)r * kc + k, kc, a_block, M);
-            ISA_FN(g->isa, transpose_8x8)(pa + (long)(r + 8) * kc + k, kc, a_block + 8, M);
+            (g->isa)->transpose_8x8(pa + (long)r * kc + k, kc, a_block, M);
+            (g->isa)->transpose_8x8(pa + (long)(r + 8) * kc + k, kc, a_block + 8, M);
         }
     for (; r + 8 <= height; r += 8) {
         int k = 0;
         for (; k + 8 <= kc; k += 8)
-            ISA_FN(g->isa, transpose_8x8)(pa + (long)r * kc + k, kc, a + (long)(pc + k) * M + i + r, M);
+            (g->isa)->transpose_8x8(pa + (long)r * kc + k, kc, a + (long)(pc + k) * M + i + r, M);
         for (; k < kc; k++)
             for (int rr = r; rr < r + 8; rr++) pa[(long)rr * kc + k] = a[(long)(pc + k) * M + i + rr];
     }
@@ -129,9 +131,9 @@ static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height
 // One register tile at c (height x width valid, rows ldc apart). A full tile
 // runs in place; an edge tile runs on the scratch tile (loaded from c unless
 // it is the first depth block) and only its valid part is copied back.
-void fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
+void gemm_fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
                    long lda, const float *pb, int kc, int first, const float *bias) {
-    const FastIsa *isa = g->isa;
+    const SimdIsa *isa = g->isa;
     if (height == isa->mr && width == isa->nr) {
         isa->gemm_tile(c, ldc, a, lda, pb, kc, first, bias);
         return;
@@ -153,7 +155,7 @@ void fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int heig
 // into pa. The depth blocks run in order and each tile continues from what
 // the previous block stored (first: from +0; last: then the bias).
 static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int m1) {
-    const FastIsa *isa = g->isa;
+    const SimdIsa *isa = g->isa;
     const int M = g->M, K = g->K, N = g->N, mr = isa->mr, nr = isa->nr, kcb = depth_block(isa, K);
     const float *a = g->a + p * M * K, *b = g->b + p * K * N;
     float *out = g->out + p * M * N;
@@ -165,8 +167,8 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
             const int last = pc + kc == K;
             // (a depth block none of these rows needs: nothing to pack)
             if ((g->zeros == GEMM_ZEROS_ABOVE && pc >= m1) || (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= m0)) continue;
-            fast_pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
-            if (m_full < m1 && !g->a_t) fast_pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
+            gemm_fast_pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
+            if (m_full < m1 && !g->a_t) gemm_fast_pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
             for (int ic = m0; ic < m1; ic += isa->mc) {
                 const int mc = (int)min_l(isa->mc, m1 - ic);
                 if (g->a_t) pack_a_t(buf->pa, g, a, ic, mc, pc, kc, mr);
@@ -182,7 +184,7 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
                         const int first = pc == (g->zeros == GEMM_ZEROS_BELOW ? i / kcb * kcb : 0);
                         const float *a_rows = g->a_t ? buf->pa + (long)ir * kc : edge ? buf->pa : a + (long)i * K + pc;
                         float *c = out + (long)i * N + jc + jr;
-                        fast_run_tile(g, buf, c, N, height, width, a_rows, g->a_t || edge ? kc : K, pb, kc, first,
+                        gemm_fast_run_tile(g, buf, c, N, height, width, a_rows, g->a_t || edge ? kc : K, pb, kc, first,
                                       bias);
                     }
                 }
@@ -191,25 +193,14 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
     }
 }
 
-// out rows [m0, m1) of product p with the scalar kernels
+// out rows [m0, m1) of product p with the reference kernels (gemm.c)
 static void gemm_rows_scalar(const Gemm *g, long p, int m0, int m1) {
     const long M = g->M, K = g->K, N = g->N;
     float *out_rows = g->out + p * M * N + m0 * N;
     const float *a_rows = g->a + p * M * K + m0 * K, *b = g->b + p * K * N;
-    if (g->a_t) {
-        // out[m][n] = +0 + sum_k a[k][m] * b[k][n], k ascending: matmul_backward_b's order
-        const float *a_t = g->a + p * M * K;
-        for (long m = m0; m < m1; m++)
-            for (long n = 0; n < N; n++) {
-                float s = 0.0f;
-                for (long k = 0; k < K; k++) s += a_t[k * M + m] * b[k * N + n];
-                out_rows[(m - m0) * N + n] = s;
-            }
-    } else if (g->b_wt) {
-        matmul_wt_bias(out_rows, a_rows, b, g->bias, m1 - m0, g->K, g->N);
-    } else {
-        matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
-    }
+    if (g->a_t) gemm_matmul_backward_b_rows(out_rows, g->a + p * M * K, b, g->K, g->M, g->N, m0, m1);
+    else if (g->b_wt) gemm_matmul_wt_bias(out_rows, a_rows, b, g->bias, m1 - m0, g->K, g->N);
+    else gemm_matmul(out_rows, a_rows, b, m1 - m0, g->K, g->N);
 }
 
 // Work items [begin, end) on thread `thread`: item i is rows [t r, (t+1) r)
@@ -235,19 +226,19 @@ static void gemm_items(void *ctx, int thread, long begin, long end) {
     }
 }
 
-void fast_gemm_zeros(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K,
+void gemm_fast_product_zeros(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K,
                      int N, int b_wt, int a_t, int zeros) {
     if (batch <= 0 || M <= 0 || N <= 0) return;
     const double macs = (double)M * K * N;
-    const FastIsa *isa = K > 0 ? fast_active_isa() : NULL;
-    if (isa && !fast_thresholds_ignored()) {
+    const SimdIsa *isa = K > 0 ? fast_path_isa() : NULL;
+    if (isa && !fast_path_thresholds_ignored()) {
         const double padded = (double)round_up(M, isa->mr) * (double)round_up(N, isa->nr) * K;
         if (macs < GEMM_FAST_MIN_MACS || padded > GEMM_MAX_PADDING * macs) isa = NULL;
     }
     Gemm g = {isa, out, a, b, bias, batch, M, K, N, b_wt, a_t, M == K ? zeros : 0, isa ? isa->mr : 16, 0, NULL, 0,
               NULL};
     g.items_per_product = (M + g.rows_per_item - 1) / g.rows_per_item;
-    int threads = fast_plan_threads(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
+    int threads = fast_threads_plan(batch * g.items_per_product, macs * (double)batch, GEMM_THREAD_MIN_MACS);
     if (isa) {
         // one block for every thread's pa, pb and tile (64-byte aligned
         // pieces), and the padded bias
@@ -262,37 +253,37 @@ void fast_gemm_zeros(float *out, const float *a, const float *b, const float *bi
             memset(g.bias_pad + N, 0, (size_t)(n_pad - N) * sizeof(float));
         }
     }
-    fast_run_threads(threads, batch * g.items_per_product, gemm_items, &g);
+    fast_threads_run(threads, batch * g.items_per_product, gemm_items, &g);
     free(g.buffers);
 }
 
-void fast_gemm(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
+void gemm_fast_product(float *out, const float *a, const float *b, const float *bias, long batch, int M, int K, int N,
                int b_wt, int a_t) {
-    fast_gemm_zeros(out, a, b, bias, batch, M, K, N, b_wt, a_t, GEMM_ZEROS_NONE);
+    gemm_fast_product_zeros(out, a, b, bias, batch, M, K, N, b_wt, a_t, GEMM_ZEROS_NONE);
 }
 
-void fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
-    fast_gemm(out, a, b, NULL, 1, M, K, N, 0, 0);
+void gemm_fast_matmul(float *out, const float *a, const float *b, int M, int K, int N) {
+    gemm_fast_product(out, a, b, NULL, 1, M, K, N, 0, 0);
 }
 
-void fast_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N) {
-    fast_gemm(out, x, w, bias, 1, M, K, N, 1, 0);
+void gemm_fast_matmul_wt_bias(float *out, const float *x, const float *w, const float *bias, int M, int K, int N) {
+    gemm_fast_product(out, x, w, bias, 1, M, K, N, 1, 0);
 }
 
-void fast_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    fast_gemm(out, a, b, NULL, batch, M, K, N, 0, 0);
+void gemm_fast_bmm(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm_fast_product(out, a, b, NULL, batch, M, K, N, 0, 0);
 }
 
-void fast_bmm_wt(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    fast_gemm(out, a, b, NULL, batch, M, K, N, 1, 0);
+void gemm_fast_bmm_wt(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm_fast_product(out, a, b, NULL, batch, M, K, N, 1, 0);
 }
 
-void fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N) {
+void gemm_fast_matmul_at(float *out, const float *a, const float *b, int M, int K, int N) {
     // out[k][n] = +0 + sum_m a[m][k] * b[m][n], m ascending: the matmul of
     // a^T (K, M), packed from a as it is read
-    fast_gemm(out, a, b, NULL, 1, K, M, N, 0, 1);
+    gemm_fast_product(out, a, b, NULL, 1, K, M, N, 0, 1);
 }
 
-void fast_bmm_at(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
-    fast_gemm(out, a, b, NULL, batch, K, M, N, 0, 1);
+void gemm_fast_bmm_at(float *out, const float *a, const float *b, long batch, int M, int K, int N) {
+    gemm_fast_product(out, a, b, NULL, batch, K, M, N, 0, 1);
 }

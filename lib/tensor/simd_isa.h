@@ -1,9 +1,10 @@
-// fast_kernels_isa.h (internal to the fast kernels): what each instruction-set
-// file gives the dispatchers (fast_gemm.c, fast_rows.c, ...). The dispatchers
-// own the loops over blocks, batches and threads; an ISA file owns the
-// innermost kernels.
-#ifndef LITATTN_FAST_KERNELS_ISA_H
-#define LITATTN_FAST_KERNELS_ISA_H
+// simd_isa.h (internal to the dispatchers): one instruction set's SIMD
+// kernels, as a table (simd_isa.c) of the bodies each family compiles once
+// per width (gemm_simd.c, rows_simd.c, noise_simd.c, layout_simd.c). The
+// dispatchers own the loops over blocks, batches and threads; a table's
+// kernels are the innermost loops.
+#ifndef LITATTN_SIMD_ISA_H
+#define LITATTN_SIMD_ISA_H
 
 #include <stdint.h>
 
@@ -24,7 +25,7 @@ typedef struct {
     // (by_reciprocal: computed as x * (1 / s), which the caller knows to be
     // the same rounding); out may be x
     void (*softmax_row_scaled)(float *out, const float *x, int n, float s, int by_reciprocal);
-    // dx (n,) = softmax_rows_backward of one row dy, y (n,), n >= 8
+    // dx (n,) = rows_softmax_rows_backward of one row dy, y (n,), n >= 8
     // (8 lanes on every path: the lanes are torch's AVX2 order)
     void (*softmax_backward_row)(float *dx, const float *dy, const float *y, int n);
     // sum(x (n,)), n >= 8
@@ -41,18 +42,12 @@ typedef struct {
     void (*div_scalar)(float *out, const float *x, float s, long n);
     // out (n,) = x (n,) * s, each element rounded once (out may be x)
     void (*mul_scalar)(float *out, const float *x, float s, long n);
-} FastIsa;
+} SimdIsa;
 
-extern const FastIsa fast_isa_avx2;
-extern const FastIsa fast_isa_avx512;
+extern const SimdIsa simd_isa_avx2;
+extern const SimdIsa simd_isa_avx512;
 // AVX-512's kernels with AVX2's register tile for the products: the path
 // for a core that runs a 512-bit instruction as two 256-bit halves
-extern const FastIsa fast_isa_avx512_ymm;
-
-// AVX2's 6 x 16 register tile (fast_kernels_avx2.c) and its cache blocks,
-// which fast_isa_avx512_ymm shares; its contract is FastIsa.gemm_tile's.
-enum { AVX2_TILE_MR = 6, AVX2_TILE_NR = 16, AVX2_KC = 256, AVX2_MC = 96, AVX2_NC = 1024 };
-void fast_gemm_tile_6x16(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
-                         const float *bias);
+extern const SimdIsa simd_isa_avx512_ymm;
 
 #endif
