@@ -1,14 +1,16 @@
 // test_fused_attention.c: CausalAttention and MultiHeadAttention give the
-// same bits whether their forward makes every (T, T) tensor (the path a
-// recorder or a backward needs, which the fixtures check against PyTorch) or
-// fuses passes 3-5 a block of rows at a time (the path of a chapter run
-// without --dump: ops.h, fused_attention).
+// same bits on each path of their ComputeMode (nn/mode.h): ATTENTION_RECORDED
+// (every (T, T) tensor made for the whole batch and reported: the path of
+// --dump, which the fixtures check against PyTorch), ATTENTION_MATERIALISED
+// (made one batch item at a time: the bonus notebook's classes) and
+// ATTENTION_FUSED (passes 3-5 a block of rows at a time: a chapter run
+// without --dump; ops.h, fused_attention).
 //
-// Each case makes the module twice from the same torch.manual_seed, once
-// with a recorder (the composed ops) and once without (fused), runs both
-// forwards on the same input, in training mode (dropout draws its mask)
-// and in eval mode, with 1 and 2 threads, and compares every value of the
-// output as uint32 bits (any NaN equals any NaN).
+// Each case makes the module three times from the same torch.manual_seed,
+// once on each path, runs each forward on the same input, in training mode
+// (dropout draws its mask) and in eval mode, with 1 and 2 threads, and
+// compares every value of the fused and the materialised output with the
+// recorded one as uint32 bits (any NaN equals any NaN).
 //
 // And MultiHeadAttention's sum_backward, which reuses what a forward that
 // drew nothing kept (multihead_attention.h: last) instead of running it
@@ -35,7 +37,7 @@ static void compare(const char *what, Tensor got, Tensor want) {
         uint32_t g, w;
         memcpy(&g, &got.data[i], 4), memcpy(&w, &want.data[i], 4);
         if (g == w || (got.data[i] != got.data[i] && want.data[i] != want.data[i])) continue;
-        printf("FAIL %s: index %ld: fused 0x%08x, composed 0x%08x\n", what, i, g, w);
+        printf("FAIL %s: index %ld: 0x%08x, recorded 0x%08x\n", what, i, g, w);
         failures++;
         return;
     }
@@ -49,23 +51,24 @@ typedef struct {
 } Case;
 
 // The module made from seed 123 (parameters, then the input, then
-// forward's dropout mask): its output, with or without a recorder.
-static Tensor run(const Case *c, int training, int recorded) {
+// forward's dropout mask): its output on `path`.
+static Tensor run(const Case *c, int training, AttentionPath path) {
     TorchGenerator g;
     torch_manual_seed(&g, 123);
     RandomSource rs = torch_generator_source(&g);
     const ParamSource ps = param_source_random(&rs);
-    const Recorder rec = {recorded ? ignore : NULL, NULL};
+    const Recorder rec = {ignore, NULL};
+    const ComputeMode mode = {.attention = path};
     Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
     rand_fill(x.data, numel(x), &rs);
     if (c->heads == 0) {
-        CausalAttention m = causal_attention_new(&ps, &rec, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
+        CausalAttention m = causal_attention_new(&ps, &rec, mode, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
                                                  false);
         if (!training) causal_attention_eval(&m);
         return causal_attention_forward(&m, x);
     }
-    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
-                                                   c->heads, true);
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, mode, "mha", c->d_in, c->d_out, c->context_length,
+                                                   c->dropout, c->heads, true);
     if (!training) multihead_attention_eval(&m);
     return multihead_attention_forward(&m, x);
 }
@@ -80,8 +83,8 @@ static Gradients run_backward(const Case *c, int training, int before) {
     const ParamSource ps = param_source_random(&rs);
     const Recorder rec = {NULL, NULL};
     Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
-    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
-                                                   c->heads, true);
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, (ComputeMode){.attention = ATTENTION_FUSED}, "mha",
+                                                   c->d_in, c->d_out, c->context_length, c->dropout, c->heads, true);
     if (!training) multihead_attention_eval(&m);
     TorchGenerator gx;
     torch_manual_seed(&gx, 7);
@@ -121,11 +124,15 @@ int main(void) {
         for (int threads = 1; threads <= 2; threads++) {
             fast_kernels_set_threads(threads);
             for (int training = 1; training >= 0; training--) {
-                char what[160];
-                snprintf(what, sizeof what, "%s, %s, %d thread%s", cases[i].name, training ? "training" : "eval",
-                         threads, threads > 1 ? "s" : "");
-                const Tensor want = run(&cases[i], training, 1), got = run(&cases[i], training, 0);
-                compare(what, got, want);
+                char what[200];
+                const Tensor want = run(&cases[i], training, ATTENTION_RECORDED);
+                static const AttentionPath paths[] = {ATTENTION_FUSED, ATTENTION_MATERIALISED};
+                for (int p = 0; p < 2; p++) {
+                    snprintf(what, sizeof what, "%s, %s, %d thread%s, %s", cases[i].name,
+                             training ? "training" : "eval", threads, threads > 1 ? "s" : "",
+                             p ? "materialised a batch item at a time" : "fused");
+                    compare(what, run(&cases[i], training, paths[p]), want);
+                }
                 tensor_release_all();
             }
         }
