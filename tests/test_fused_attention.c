@@ -10,7 +10,11 @@
 // once on each path, runs each forward on the same input, in training mode
 // (dropout draws its mask) and in eval mode, with 1 and 2 threads, and
 // compares every value of the fused and the materialised output with the
-// recorded one as uint32 bits (any NaN equals any NaN).
+// recorded one as uint32 bits (any NaN equals any NaN). And that each path
+// is the one asked for: only the recorded forward reports its attn_scores,
+// and in training mode with 0 < p < 1 the fused and the recorded forward
+// draw one dropout mask of the whole batch, the materialised one a mask per
+// batch item.
 //
 // And MultiHeadAttention's sum_backward, which reuses what a forward that
 // drew nothing kept (multihead_attention.h: last) instead of running it
@@ -18,6 +22,7 @@
 // forward of another input of the same shape in the same block of memory,
 // against those of a module that ran no forward before (in eval mode, and
 // in training mode at p = 0).
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +35,22 @@
 
 static int failures, compared;
 
-static void ignore(void *ctx, const char *name, Tensor t) { (void)ctx, (void)name, (void)t; }
+// Counts the attn_scores a forward reports.
+static void count_scores(void *ctx, const char *name, Tensor t) {
+    (void)t;
+    const char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".attn_scores") == 0) ++*(int *)ctx;
+}
+
+// The path a forward took, as seen from outside: what it reported, what it drew.
+static void check_path(const char *what, AttentionPath path, int batch, bool draws, int scores, int masks) {
+    const int want_scores = path == ATTENTION_RECORDED ? 1 : 0;
+    const int want_masks = !draws ? 0 : path == ATTENTION_MATERIALISED ? batch : 1;
+    if (scores == want_scores && masks == want_masks) return;
+    printf("FAIL %s: %d attn_scores reported (expected %d), %d dropout masks drawn (expected %d)\n", what, scores,
+           want_scores, masks, want_masks);
+    failures++;
+}
 
 static void compare(const char *what, Tensor got, Tensor want) {
     for (long i = 0; i < numel(want); i++) {
@@ -51,26 +71,33 @@ typedef struct {
 } Case;
 
 // The module made from seed 123 (parameters, then the input, then
-// forward's dropout mask): its output on `path`.
-static Tensor run(const Case *c, int training, AttentionPath path) {
+// forward's dropout mask): its output on `path`, the path checked.
+static Tensor run(const Case *c, int training, AttentionPath path, const char *what) {
     TorchGenerator g;
     torch_manual_seed(&g, 123);
     RandomSource rs = torch_generator_source(&g);
     const ParamSource ps = param_source_random(&rs);
-    const Recorder rec = {ignore, NULL};
+    int scores = 0;
+    const Recorder rec = {count_scores, &scores};
     const ComputeMode mode = {.attention = path};
     Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
     rand_fill(x.data, numel(x), &rs);
+    const bool draws = training && c->dropout > 0.0 && c->dropout < 1.0;
+    Tensor out;
     if (c->heads == 0) {
         CausalAttention m = causal_attention_new(&ps, &rec, mode, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
                                                  false);
         if (!training) causal_attention_eval(&m);
-        return causal_attention_forward(&m, x);
+        out = causal_attention_forward(&m, x);
+        check_path(what, path, c->batch, draws, scores, m.dropout.calls);
+        return out;
     }
     MultiHeadAttention m = multihead_attention_new(&ps, &rec, mode, "mha", c->d_in, c->d_out, c->context_length,
                                                    c->dropout, c->heads, true);
     if (!training) multihead_attention_eval(&m);
-    return multihead_attention_forward(&m, x);
+    out = multihead_attention_forward(&m, x);
+    check_path(what, path, c->batch, draws, scores, m.dropout.calls);
+    return out;
 }
 
 // The gradients of loss = mha(x).sum() from seed 123, the module having
@@ -125,13 +152,15 @@ int main(void) {
             fast_kernels_set_threads(threads);
             for (int training = 1; training >= 0; training--) {
                 char what[200];
-                const Tensor want = run(&cases[i], training, ATTENTION_RECORDED);
-                static const AttentionPath paths[] = {ATTENTION_FUSED, ATTENTION_MATERIALISED};
-                for (int p = 0; p < 2; p++) {
+                static const AttentionPath paths[] = {ATTENTION_RECORDED, ATTENTION_FUSED, ATTENTION_MATERIALISED};
+                static const char *const path_name[] = {"recorded", "fused", "materialised a batch item at a time"};
+                Tensor want = {0};
+                for (int p = 0; p < 3; p++) {
                     snprintf(what, sizeof what, "%s, %s, %d thread%s, %s", cases[i].name,
-                             training ? "training" : "eval", threads, threads > 1 ? "s" : "",
-                             p ? "materialised a batch item at a time" : "fused");
-                    compare(what, run(&cases[i], training, paths[p]), want);
+                             training ? "training" : "eval", threads, threads > 1 ? "s" : "", path_name[p]);
+                    const Tensor got = run(&cases[i], training, paths[p], what);
+                    if (p == 0) want = got;
+                    else compare(what, got, want);
                 }
                 tensor_release_all();
             }
