@@ -2,7 +2,9 @@
 // a batch (b, num_tokens, d_in), where each token attends only to itself and
 // the tokens before it (a causal mask), with dropout on the attention weights.
 // Its parameters and dropout masks come from the ParamSource it is made with
-// (param_source.h); forward() records its locals with its Recorder (recorder.h).
+// (param_source.h); it computes as its ComputeMode says (mode.h), an
+// ATTENTION_RECORDED forward reporting its locals to its Recorder
+// (recorder.h). The contract every module keeps: nn/README.md.
 #ifndef LITATTN_CAUSAL_ATTENTION_H
 #define LITATTN_CAUSAL_ATTENTION_H
 
@@ -60,8 +62,8 @@ typedef struct {
 } CausalAttentionGrads;
 // dout (b, num_tokens, d_out): the output's gradient (ones for out.sum()).
 CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor dout);
-// The same, x's gradient added to *dx (assigned when dx->data is NULL): the
-// wrapper's heads share one x. g->x is left empty.
+// The same, x's gradient (b, num_tokens, d_in) added to *dx (assigned when
+// dx->data is NULL): the wrapper's heads share one x. g->x is left empty.
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx);
 // Frees what the last forward kept.
 void causal_attention_forget(CausalAttention *m);

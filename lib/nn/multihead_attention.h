@@ -2,8 +2,8 @@
 // (§3.6): MultiHeadAttentionWrapper, a list of CausalAttention heads whose
 // outputs are concatenated, and MultiHeadAttention, one set of projections
 // split into heads by a view, with an output projection. Both are made with
-// a ParamSource (param_source.h) and a Recorder (recorder.h), as
-// CausalAttention is.
+// a ParamSource (param_source.h), a Recorder (recorder.h) and a ComputeMode
+// (mode.h), as CausalAttention is (the contract: nn/README.md).
 #ifndef LITATTN_MULTIHEAD_ATTENTION_H
 #define LITATTN_MULTIHEAD_ATTENTION_H
 

@@ -4,7 +4,8 @@
 // are "<name>.W_query" (v1) or "<name>.W_query.weight" (v2), drawn through
 // the ParamSource it is made with (param_source.h), and forward() records
 // its locals as "<name>.keys", "<name>.attn_weights", ... with the Recorder
-// it is made with (recorder.h).
+// it is made with (recorder.h) when its ComputeMode (mode.h) is
+// ATTENTION_RECORDED. The contract every module keeps: nn/README.md.
 #ifndef LITATTN_SELF_ATTENTION_H
 #define LITATTN_SELF_ATTENTION_H
 
