@@ -109,24 +109,19 @@ static void impls_new(Impls *m, Draws *d, int B, int T) {
     // classes in the notebook's order
     m->x = tensor_empty(SIZE(B, T, EMBED));
     randn_fill(m->x.data, numel(m->x), &d->g);
-    m->wrapper = multihead_attention_wrapper_out_proj_new(&ps, &none, "mha_ch03_wrapper", EMBED, EMBED / HEADS, T,
-                                                          0.0, HEADS, false);
-    for (int i = 0; i < m->wrapper.num_heads; i++) m->wrapper.heads[i].materialise = true;
-    m->ch03 = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
-    m->ch03.materialise = true;
-    m->combined = mha_combined_qkv_new(&ps, &none, "mha_combined_qkv", EMBED, EMBED, HEADS, T, 0.0, false);
-    m->combined.materialise = true;
-    m->einsum = mha_einsum_new(&ps, &none, "mha_einsum", EMBED, EMBED, T, 0.0, HEADS, false);
-    m->einsum.materialise = true;
-    m->sdpa = mha_sdpa_new(&ps, &none, "mha_pytorch_scaled", EMBED, EMBED, HEADS, T, 0.0, false);
-    m->pytorch_default = mha_pytorch_class_new(&ps, &none, "mha_pytorch_class_default", EMBED, EMBED, HEADS, T, 0.0,
-                                               false, true);
-    m->pytorch_default.materialise = true;
-    m->pytorch_noweights = mha_pytorch_class_new(&ps, &none, "mha_pytorch_class_noweights", EMBED, EMBED, HEADS, T,
-                                                 0.0, false, false);
-    m->pytorch_noweights.materialise = true;
+    const ComputeMode as_torch = {.attention = ATTENTION_MATERIALISED}, fused = {.attention = ATTENTION_FUSED};
+    m->wrapper = multihead_attention_wrapper_out_proj_new(&ps, &none, as_torch, "mha_ch03_wrapper", EMBED,
+                                                          EMBED / HEADS, T, 0.0, HEADS, false);
+    m->ch03 = multihead_attention_new(&ps, &none, as_torch, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+    m->combined = mha_combined_qkv_new(&ps, &none, as_torch, "mha_combined_qkv", EMBED, EMBED, HEADS, T, 0.0, false);
+    m->einsum = mha_einsum_new(&ps, &none, as_torch, "mha_einsum", EMBED, EMBED, T, 0.0, HEADS, false);
+    m->sdpa = mha_sdpa_new(&ps, &none, fused, "mha_pytorch_scaled", EMBED, EMBED, HEADS, T, 0.0, false);
+    m->pytorch_default = mha_pytorch_class_new(&ps, &none, as_torch, "mha_pytorch_class_default", EMBED, EMBED, HEADS,
+                                               T, 0.0, false, true);
+    m->pytorch_noweights = mha_pytorch_class_new(&ps, &none, as_torch, "mha_pytorch_class_noweights", EMBED, EMBED,
+                                                 HEADS, T, 0.0, false, false);
     m->ch03_fused = m->ch03;
-    m->ch03_fused.materialise = false;
+    m->ch03_fused.mode = fused;
 }
 
 enum { I_WRAPPER, I_CH03, I_COMBINED, I_EINSUM, I_FUSED, I_PYTORCH_DEFAULT, I_PYTORCH_NOWEIGHTS, I_CH03_FUSED,
@@ -254,7 +249,8 @@ static int machine(void) {
         const Recorder none = {0};
         Tensor x = tensor_empty(SIZE(B, T, EMBED));
         randn_fill(x.data, numel(x), &d.g);
-        MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+        MultiHeadAttention m = multihead_attention_new(&ps, &none, (ComputeMode){.attention = ATTENTION_FUSED},
+                                                       "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
         // a warm-up first (its fresh pages cost the kernel's zeroing, not
         // arithmetic: printed apart), then 5 runs: their median, and the
         // fastest, the run least disturbed by the rest of the machine (as
@@ -347,7 +343,8 @@ static int memory(const char *mode, int T) {
     const Recorder none = {0};
     Tensor x = tensor_empty(SIZE(1, T, EMBED));
     randn_fill(x.data, numel(x), &d.g);
-    MultiHeadAttention m = multihead_attention_new(&ps, &none, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
+    const ComputeMode as = {.attention = materialise ? ATTENTION_MATERIALISED : ATTENTION_FUSED};
+    MultiHeadAttention m = multihead_attention_new(&ps, &none, as, "mha_ch03", EMBED, EMBED, T, 0.0, HEADS, false);
     struct rusage ru;
     if (raw) {
         float *out = floats((long)T * EMBED);
@@ -365,7 +362,6 @@ static int memory(const char *mode, int T) {
         free(out);
         return 0;
     }
-    m.materialise = materialise;
     const double t0 = harness_seconds();
     Tensor out = multihead_attention_forward(&m, x);
     const double sec = harness_seconds() - t0;

@@ -267,11 +267,10 @@ static void test_module(Fixture *fx, const char *name) {
     // The forward that keeps its activations must still give torch's output.
     ParamSource ps = {.uniform_ = fill_uniform, .rand = fill, .dropout_noise = fill_noise, .ctx = fx};
     Recorder rec = {0};
-    AttentionActivations act = {0};
+    const ComputeMode keeping = {ATTENTION_FUSED, .keep = true};  // the forward keeps what the backward reads
     if (strcmp(module, "SelfAttention_v1") == 0) {
         Tensor x = need(fx, "x", SIZE(T, d_in)), dout = need(fx, "dout", SIZE(T, d_out));
-        SelfAttentionV1 m = self_attention_v1_new(&ps, &rec, "m", d_in, d_out);
-        m.act = &act;
+        SelfAttentionV1 m = self_attention_v1_new(&ps, &rec, keeping, "m", d_in, d_out);
         check(fx, name, "out", self_attention_v1_forward(&m, x));
         SelfAttentionV1Grads g = self_attention_v1_backward(&m, dout);
         check(fx, name, "W_query.grad", g.W_query);
@@ -280,19 +279,17 @@ static void test_module(Fixture *fx, const char *name) {
         check(fx, name, "x.grad", g.x);
     } else if (strcmp(module, "SelfAttention_v2") == 0) {
         Tensor x = need(fx, "x", SIZE(T, d_in)), dout = need(fx, "dout", SIZE(T, d_out));
-        SelfAttentionV2 m = self_attention_v2_new(&ps, &rec, "m", d_in, d_out, bias);
+        SelfAttentionV2 m = self_attention_v2_new(&ps, &rec, keeping, "m", d_in, d_out, bias);
         m.softmax_dim = (int)softmax_dim;
-        m.act = &act;
         check(fx, name, "out", self_attention_v2_forward(&m, x));
         SelfAttentionV2Grads g = self_attention_v2_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check(fx, name, "x.grad", g.x);
     } else if (strcmp(module, "CausalAttention") == 0) {
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
-        CausalAttention m = causal_attention_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, bias);
+        CausalAttention m = causal_attention_new(&ps, &rec, keeping, "m", d_in, d_out, ctx_len, p, bias);
         if (!training) causal_attention_eval(&m);
         m.softmax_dim = (int)softmax_dim;
-        m.act = &act;
         check(fx, name, "out", causal_attention_forward(&m, x));
         CausalAttentionGrads g = causal_attention_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
@@ -300,12 +297,10 @@ static void test_module(Fixture *fx, const char *name) {
     } else if (strcmp(module, "MultiHeadAttentionWrapper") == 0) {
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, heads * d_out));
         static MultiHeadAttentionWrapper m;  // 64 heads: too large for the stack
-        static AttentionActivations acts[MAX_HEADS];
-        m = multihead_attention_wrapper_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, heads, bias);
+        m = multihead_attention_wrapper_new(&ps, &rec, keeping, "m", d_in, d_out, ctx_len, p, heads, bias);
         for (int h = 0; h < heads; h++) {
             if (!training) causal_attention_eval(&m.heads[h]);
             m.heads[h].softmax_dim = (int)softmax_dim;
-            m.heads[h].act = &acts[h];
         }
         check(fx, name, "out", multihead_attention_wrapper_forward(&m, x));
         static MultiHeadAttentionWrapperGrads g;
@@ -318,37 +313,26 @@ static void test_module(Fixture *fx, const char *name) {
         check(fx, name, "x.grad", g.x);
     } else if (strcmp(module, "MultiHeadAttention") == 0) {
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
-        MultiHeadAttention m = multihead_attention_new(&ps, &rec, "m", d_in, d_out, ctx_len, p, heads, bias);
+        MultiHeadAttention m = multihead_attention_new(&ps, &rec, keeping, "m", d_in, d_out, ctx_len, p, heads, bias);
         if (!training) multihead_attention_eval(&m);
         if (softmax_dim != -1) die(EXIT_BAD_INPUT, "%s: MultiHeadAttention has no softmax_dim", name);
-        m.act = &act;
         check(fx, name, "out", multihead_attention_forward(&m, x));
         MultiHeadAttentionGrads g = multihead_attention_backward(&m, dout);
         check_qkv(fx, name, "", g.W_query, g.W_key, g.W_value);
         check_linear(fx, name, "out_proj", g.out_proj);
         check(fx, name, "x.grad", g.x);
     } else if (strcmp(module, "MHAPyTorchClass") == 0) {
-        // The bonus notebook's class over nn.MultiheadAttention; its backward
-        // runs the forward again (fused), as its Beyond cell does.
+        // The bonus notebook's class over nn.MultiheadAttention.
         Tensor x = need(fx, "x", SIZE(b, T, d_in)), dout = need(fx, "dout", SIZE(b, T, d_out));
         if (!training || bias || softmax_dim != -1)
             die(EXIT_BAD_INPUT, "%s: MHAPyTorchClass: only training mode, no bias, softmax over dim -1", name);
-        MHAPyTorchClass m = mha_pytorch_class_new(&ps, &rec, "m", d_in, d_out, heads, ctx_len, p, bias,
+        MHAPyTorchClass m = mha_pytorch_class_new(&ps, &rec, keeping, "m", d_in, d_out, heads, ctx_len, p, bias,
                                                   need_int(fx, "need_weights"));
         check(fx, name, "out", mha_pytorch_class_forward(&m, x));
-        // torch's case drew one mask: the backward's forward reads that one again
-        m.multihead_attn.dropout.calls = 0;
-        Gradients g = mha_pytorch_class_backward(&m, x, dout);
-        static const char *const keys[] = {"multihead_attn.in_proj_weight", "multihead_attn.out_proj.weight",
-                                           "proj.weight", "proj.bias"};
-        if (g.n != (int)(sizeof keys / sizeof keys[0])) die(EXIT_BAD_INPUT, "%s: %d gradients, not 4", name, g.n);
-        for (int i = 0; i < g.n; i++) {
-            char key[96];
-            if (strcmp(g.param[i].key, keys[i]) != 0)
-                die(EXIT_BAD_INPUT, "%s: gradient %d is %s, torch's %s", name, i, g.param[i].key, keys[i]);
-            snprintf(key, sizeof key, "%s.grad", keys[i]);
-            check(fx, name, key, g.param[i].grad);
-        }
+        MHAPyTorchClassGrads g = mha_pytorch_class_backward(&m, dout);
+        check(fx, name, "multihead_attn.in_proj_weight.grad", g.in_proj_weight);
+        check_linear(fx, name, "multihead_attn.out_proj", g.out_proj);
+        check_linear(fx, name, "proj", g.proj);
         check(fx, name, "x.grad", g.x);
     } else {
         die(EXIT_BAD_INPUT, "%s: unknown module '%s'", fixture_path(fx), module);

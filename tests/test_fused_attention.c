@@ -1,14 +1,20 @@
 // test_fused_attention.c: CausalAttention and MultiHeadAttention give the
-// same bits whether their forward makes every (T, T) tensor (the path a
-// recorder or a backward needs, which the fixtures check against PyTorch) or
-// fuses passes 3-5 a block of rows at a time (the path of a chapter run
-// without --dump: ops.h, fused_attention).
+// same bits on each path of their ComputeMode (nn/mode.h): ATTENTION_RECORDED
+// (every (T, T) tensor made for the whole batch and reported: the path of
+// --dump, which the fixtures check against PyTorch), ATTENTION_MATERIALISED
+// (made one batch item at a time: the bonus notebook's classes) and
+// ATTENTION_FUSED (passes 3-5 a block of rows at a time: a chapter run
+// without --dump; ops.h, fused_attention).
 //
-// Each case makes the module twice from the same torch.manual_seed, once
-// with a recorder (the composed ops) and once without (fused), runs both
-// forwards on the same input, in training mode (dropout draws its mask)
-// and in eval mode, with 1 and 2 threads, and compares every value of the
-// output as uint32 bits (any NaN equals any NaN).
+// Each case makes the module three times from the same torch.manual_seed,
+// once on each path, runs each forward on the same input, in training mode
+// (dropout draws its mask) and in eval mode, with 1 and 2 threads, and
+// compares every value of the fused and the materialised output with the
+// recorded one as uint32 bits (any NaN equals any NaN). And that each path
+// is the one asked for: only the recorded forward reports its attn_scores,
+// and in training mode with 0 < p < 1 the fused and the recorded forward
+// draw one dropout mask of the whole batch, the materialised one a mask per
+// batch item.
 //
 // And MultiHeadAttention's rows_sum_backward, which reuses what a forward that
 // drew nothing kept (multihead_attention.h: last) instead of running it
@@ -16,6 +22,7 @@
 // forward of another input of the same shape in the same block of memory,
 // against those of a module that ran no forward before (in eval mode, and
 // in training mode at p = 0).
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,14 +36,29 @@
 
 static int failures, compared;
 
-static void ignore(void *ctx, const char *name, Tensor t) { (void)ctx, (void)name, (void)t; }
+// Counts the attn_scores a forward reports.
+static void count_scores(void *ctx, const char *name, Tensor t) {
+    (void)t;
+    const char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".attn_scores") == 0) ++*(int *)ctx;
+}
+
+// The path a forward took, as seen from outside: what it reported, what it drew.
+static void check_path(const char *what, AttentionPath path, int batch, bool draws, int scores, int masks) {
+    const int want_scores = path == ATTENTION_RECORDED ? 1 : 0;
+    const int want_masks = !draws ? 0 : path == ATTENTION_MATERIALISED ? batch : 1;
+    if (scores == want_scores && masks == want_masks) return;
+    printf("FAIL %s: %d attn_scores reported (expected %d), %d dropout masks drawn (expected %d)\n", what, scores,
+           want_scores, masks, want_masks);
+    failures++;
+}
 
 static void compare(const char *what, Tensor got, Tensor want) {
     for (long i = 0; i < numel(want); i++) {
         uint32_t g, w;
         memcpy(&g, &got.data[i], 4), memcpy(&w, &want.data[i], 4);
         if (g == w || (got.data[i] != got.data[i] && want.data[i] != want.data[i])) continue;
-        printf("FAIL %s: index %ld: fused 0x%08x, composed 0x%08x\n", what, i, g, w);
+        printf("FAIL %s: index %ld: 0x%08x, recorded 0x%08x\n", what, i, g, w);
         failures++;
         return;
     }
@@ -50,25 +72,33 @@ typedef struct {
 } Case;
 
 // The module made from seed 123 (parameters, then the input, then
-// forward's dropout mask): its output, with or without a recorder.
-static Tensor run(const Case *c, int training, int recorded) {
+// forward's dropout mask): its output on `path`, the path checked.
+static Tensor run(const Case *c, int training, AttentionPath path, const char *what) {
     TorchGenerator g;
     torch_manual_seed(&g, 123);
     RandomSource rs = torch_generator_source(&g);
     const ParamSource ps = param_source_random(&rs);
-    const Recorder rec = {recorded ? ignore : NULL, NULL};
+    int scores = 0;
+    const Recorder rec = {count_scores, &scores};
+    const ComputeMode mode = {.attention = path};
     Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
     rand_fill(x.data, numel(x), &rs);
+    const bool draws = training && c->dropout > 0.0 && c->dropout < 1.0;
+    Tensor out;
     if (c->heads == 0) {
-        CausalAttention m = causal_attention_new(&ps, &rec, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
+        CausalAttention m = causal_attention_new(&ps, &rec, mode, "ca", c->d_in, c->d_out, c->context_length, c->dropout,
                                                  false);
         if (!training) causal_attention_eval(&m);
-        return causal_attention_forward(&m, x);
+        out = causal_attention_forward(&m, x);
+        check_path(what, path, c->batch, draws, scores, m.dropout.calls);
+        return out;
     }
-    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
-                                                   c->heads, true);
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, mode, "mha", c->d_in, c->d_out, c->context_length,
+                                                   c->dropout, c->heads, true);
     if (!training) multihead_attention_eval(&m);
-    return multihead_attention_forward(&m, x);
+    out = multihead_attention_forward(&m, x);
+    check_path(what, path, c->batch, draws, scores, m.dropout.calls);
+    return out;
 }
 
 // The gradients of loss = mha(x).sum() from seed 123, the module having
@@ -81,8 +111,8 @@ static Gradients run_backward(const Case *c, int training, int before) {
     const ParamSource ps = param_source_random(&rs);
     const Recorder rec = {NULL, NULL};
     Tensor x = tensor_empty(SIZE(c->batch, c->tokens, c->d_in));
-    MultiHeadAttention m = multihead_attention_new(&ps, &rec, "mha", c->d_in, c->d_out, c->context_length, c->dropout,
-                                                   c->heads, true);
+    MultiHeadAttention m = multihead_attention_new(&ps, &rec, (ComputeMode){.attention = ATTENTION_FUSED}, "mha",
+                                                   c->d_in, c->d_out, c->context_length, c->dropout, c->heads, true);
     if (!training) multihead_attention_eval(&m);
     TorchGenerator gx;
     torch_manual_seed(&gx, 7);
@@ -122,11 +152,17 @@ int main(void) {
         for (int threads = 1; threads <= 2; threads++) {
             fast_threads_set(threads);
             for (int training = 1; training >= 0; training--) {
-                char what[160];
-                snprintf(what, sizeof what, "%s, %s, %d thread%s", cases[i].name, training ? "training" : "eval",
-                         threads, threads > 1 ? "s" : "");
-                const Tensor want = run(&cases[i], training, 1), got = run(&cases[i], training, 0);
-                compare(what, got, want);
+                char what[200];
+                static const AttentionPath paths[] = {ATTENTION_RECORDED, ATTENTION_FUSED, ATTENTION_MATERIALISED};
+                static const char *const path_name[] = {"recorded", "fused", "materialised a batch item at a time"};
+                Tensor want = {0};
+                for (int p = 0; p < 3; p++) {
+                    snprintf(what, sizeof what, "%s, %s, %d thread%s, %s", cases[i].name,
+                             training ? "training" : "eval", threads, threads > 1 ? "s" : "", path_name[p]);
+                    const Tensor got = run(&cases[i], training, paths[p], what);
+                    if (p == 0) want = got;
+                    else compare(what, got, want);
+                }
                 tensor_release_all();
             }
         }

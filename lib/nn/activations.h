@@ -1,9 +1,10 @@
 // activations.h: what an attention module's forward keeps for its backward,
-// as llm.c's ActivationTensors. A module keeps nothing unless its `act`
-// field points to one of these (NULL by default: no memory cost when no
-// backward is wanted); then forward() stores here, instead of freeing, the
-// tensors the backward reads. None of them changes a forward output bit:
-// they are the tensors the forward computes anyway.
+// as llm.c's ActivationTensors. A module holds one (its `act`), empty until a
+// forward runs with mode.keep (mode.h); that forward then stores here,
+// instead of freeing, the tensors its backward reads, and X_backward(m, dout)
+// reads them. None of them changes a forward output bit: they are the
+// tensors the forward computes anyway. A forward first forgets what an
+// earlier one kept (attention_activations_free, gradients.h).
 #ifndef LITATTN_ACTIVATIONS_H
 #define LITATTN_ACTIVATIONS_H
 
@@ -12,11 +13,16 @@
 typedef struct {
     Tensor x;                      // the input (not copied: the caller keeps it until the backward)
     Tensor keys, queries, values;  // the projections: (T, d_out), (b, T, d_out), or heads (b, h, T, hd)
+                                   // (MHAPyTorchClass: its queries divided by sqrt(hd))
     Tensor attn_weights;           // softmax's output, before dropout: (T, T), (b, T, T) or (b, h, T, T);
-                                   // .data NULL where the forward was fused (softmax over the last dim,
-                                   // nothing recorded): the backward computes it again from q and k
-    Tensor noise;                  // dropout's factor (mask / (1 - p)); .data NULL when dropout was the identity
-    Tensor context;                // MultiHeadAttention: out_proj's input (b, T, d_out)
+                                   // .data NULL where the forward was fused: the backward computes it
+                                   // again from queries and keys
+    Tensor noise;                  // dropout's factor (mask / (1 - p)), the weights' shape; .data NULL
+                                   // when dropout was the identity
+    Tensor context;                // the heads merged, the output projection's input (b, T, d_out); the
+                                   // wrapper's: the heads' outputs concatenated (b, T, h * d_out)
+    Tensor attn_output;            // MHAPyTorchClass: nn.MultiheadAttention's output, the class's
+                                   // proj's input (b, T, d_out)
 } AttentionActivations;
 
 #endif

@@ -2,7 +2,9 @@
 // a batch (b, num_tokens, d_in), where each token attends only to itself and
 // the tokens before it (a causal mask), with dropout on the attention weights.
 // Its parameters and dropout masks come from the ParamSource it is made with
-// (param_source.h); forward() records its locals with its Recorder (recorder.h).
+// (param_source.h); it computes as its ComputeMode says (mode.h), an
+// ATTENTION_RECORDED forward reporting its locals to its Recorder
+// (recorder.h). The contract every module keeps: nn/README.md.
 #ifndef LITATTN_CAUSAL_ATTENTION_H
 #define LITATTN_CAUSAL_ATTENTION_H
 
@@ -12,6 +14,7 @@
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
+#include "mode.h"
 #include "param_source.h"
 #include "recorder.h"
 #include "tensor.h"
@@ -32,51 +35,43 @@ typedef struct {
                                      // made only as forward() needs it: [:num_tokens, :num_tokens]
     Tensor mask;                     // or held whole (causal_attention_hold_mask): .data NULL until then
     MaskKind mask_kind;              // how the module holds it: what state_dict() and .to() see of it
-    bool materialise;                // make the (b, T, T) tensors even when nothing records them
     int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
-    Recorder rec;                    // where forward() reports its locals
-    AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
+    ComputeMode mode;                // how forward() computes (mode.h)
+    Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
+    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
 } CausalAttention;
 
-CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                     int d_out, int context_length, double dropout, bool qkv_bias);
+// CausalAttention(d_in, d_out, context_length, dropout, qkv_bias), computing as `mode` says.
+CausalAttention causal_attention_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                     int d_in, int d_out, int context_length, double dropout, bool qkv_bias);
 // x (b, num_tokens, d_in) -> context_vec (b, num_tokens, d_out); num_tokens <= context_length.
+// causal_attention_forward computes as m->mode says; _as as `mode` says.
 Tensor causal_attention_forward(CausalAttention *m, Tensor x);
+Tensor causal_attention_forward_as(CausalAttention *m, Tensor x, ComputeMode mode);
 void causal_attention_eval(CausalAttention *m);  // ca.eval(): no dropout
 // Makes m hold its mask whole, triu(ones(context_length, context_length), 1),
 // as an attribute or a buffer (MASK_ATTRIBUTE, MASK_BUFFER). forward() then
 // masks with m->mask.bool()[:num_tokens, :num_tokens] whatever it holds (a
-// value changed in place included), always materialised.
+// value changed in place included), on a materialised path.
 void causal_attention_hold_mask(CausalAttention *m, MaskKind kind);
 
-// The causal mask of a buffer for `num_tokens` tokens: mask.bool()[:n, :n].
-// Shared with MultiHeadAttention; dies if num_tokens > context_length.
-// self.mask.bool()[:num_tokens, :num_tokens] of a (context_length,
-// context_length) buffer, made at (num_tokens, num_tokens) only.
-Tensor causal_mask_bool(const char *module, int context_length, int num_tokens);
-// Refuses more than context_length tokens, as slicing the buffer would.
-void causal_check_tokens(const char *module, int context_length, int num_tokens);
-
-// --- backward: loss.backward() through the last forward (made with m->act set) -------
+// --- backward: loss.backward() through the last forward, run with mode.keep --------
 typedef struct {
     LinearGrad W_query, W_key, W_value;  // W_query.weight, W_query.bias, ...
     Tensor x;                            // (b, num_tokens, d_in)
 } CausalAttentionGrads;
 // dout (b, num_tokens, d_out): the output's gradient (ones for out.sum()).
 CausalAttentionGrads causal_attention_backward(const CausalAttention *m, Tensor dout);
-// The same, x's gradient added to *dx (assigned when dx->data is NULL): the
-// wrapper's heads share one x. g.x is left empty.
+// The same, x's gradient (b, num_tokens, d_in) added to *dx (assigned when
+// dx->data is NULL): the wrapper's heads share one x. g->x is left empty.
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx);
-
-
-// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again
-// (in training mode its dropout draws the next mask, as torch's does),
-// keeping its activations and recording nothing, then the backward of ones.
-// Returns every parameter's .grad in named_parameters() order, and x's.
-Gradients causal_attention_sum_backward(CausalAttention *m, Tensor x);
-// The pieces the wrapper shares: m's forward with its activations kept in
-// *act, recording nothing; and a head's gradients under "<prefix>W_query.weight", ...
-Tensor causal_attention_forward_keeping(CausalAttention *m, Tensor x, AttentionActivations *act);
+// Frees what the last forward kept.
+void causal_attention_forget(CausalAttention *m);
+// A head's gradients under "<prefix>W_query.weight", ... (the wrapper's "heads.0.")
 void causal_attention_add_grads(Gradients *g, const char *prefix, const CausalAttentionGrads *cg);
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward() (gradients.h
+// module_sum_backward): every parameter's .grad in named_parameters() order, and x's.
+Gradients causal_attention_sum_backward(CausalAttention *m, Tensor x);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "ops.h"
 
 void gradients_begin(Gradients *g, const char *module) {
     g->n = 0;
@@ -31,8 +32,21 @@ void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, Li
 }
 
 void attention_activations_free(AttentionActivations *act) {
-    Tensor t[] = {act->keys, act->queries, act->values, act->attn_weights, act->noise, act->context};
+    Tensor t[] = {act->keys, act->queries, act->values, act->attn_weights, act->noise, act->context, act->attn_output};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i].data) tensor_free(t[i]);
     *act = (AttentionActivations){0};
+}
+
+Gradients module_sum_backward(const ModuleOps *ops, void *m, const char *name, Tensor x) {
+    x.requires_grad = true;                    // x.requires_grad_()
+    Tensor out = ops->forward_keeping(m, x);   // out = m(x)
+    Tensor ones = torch_ones(shape(out));      // loss = out.sum(): d loss / d out
+    tensor_free(out);
+    Gradients g;
+    gradients_begin(&g, name);
+    ops->backward(m, ones, &g);                // loss.backward()
+    tensor_free(ones);
+    ops->forget(m);
+    return g;
 }

@@ -9,9 +9,11 @@
 //     for name, param in module.named_parameters(): print(name, param.grad)
 // and x holds x.grad. Gradients is that: the module's name, each parameter's
 // state_dict key ("W_query.weight", "heads.1.W_key.bias", "out_proj.bias")
-// with its gradient, in named_parameters() order, and x's gradient. The
-// modules' *_sum_backward (self_attention.h, causal_attention.h,
-// multihead_attention.h) fill one.
+// with its gradient, in named_parameters() order, and x's gradient.
+//
+// module_sum_backward below is that cell for every module, written once over the
+// module's ModuleOps: each module's X_sum_backward(m, x) is
+// module_sum_backward(&X_ops, m, m->name, x).
 #ifndef LITATTN_GRADIENTS_H
 #define LITATTN_GRADIENTS_H
 
@@ -43,5 +45,28 @@ void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, Li
 
 // Frees what a forward kept in *act (the input aside, which it does not own) and empties it.
 void attention_activations_free(AttentionActivations *act);
+
+// What module_sum_backward needs of a module, each a one-line adapter over the
+// module's own functions (m is the module, X *):
+typedef struct {
+    // X_forward_as(m, x, {ATTENTION_FUSED, .keep = true}): m's forward on x
+    // (b, T, d_in) or (T, d_in), keeping what its backward reads and
+    // reporting nothing; m itself moves on as torch's module does (in
+    // training mode its dropout draws its next mask). Returns the output.
+    Tensor (*forward_keeping)(void *m, Tensor x);
+    // X_backward(m, dout) over what that forward kept, dout the output's
+    // shape: each parameter's gradient added to g under its key, in
+    // named_parameters() order, and g->x set.
+    void (*backward)(const void *m, Tensor dout, Gradients *g);
+    // X_forget(m): frees what the forward kept.
+    void (*forget)(void *m);
+} ModuleOps;
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again
+// (the forward cell reported its locals; this one reports none), keeping its
+// activations, then the backward of a gradient of ones (out.sum()'s), the
+// activations forgotten. Returns every parameter's .grad in
+// named_parameters() order, and x's (x's shape). name: the module's.
+Gradients module_sum_backward(const ModuleOps *ops, void *m, const char *name, Tensor x);
 
 #endif

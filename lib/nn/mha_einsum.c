@@ -3,7 +3,7 @@
 //      (then + bias_q); K and V alike                        (b, n, d_out)
 //   2. .view(b, n, h, hd).transpose(1, 2)                    (b, h, n, hd)
 //   3. scores = einsum("bhnd,bhmd->bhnm", Q, K) / sqrt(hd), masked, softmax,
-//      dropout, einsum("bhnm,bhmd->bhnd", weights, V)        (causal_heads)
+//      dropout, einsum("bhnm,bhmd->bhnd", weights, V)        (attention_forward)
 //   4. .transpose(1, 2).reshape(b, n, d_out)
 //   5. out_proj
 #include "mha_einsum.h"
@@ -12,13 +12,11 @@
 #include <stdio.h>
 
 #include "attention.h"
-#include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
 #include "gemm.h"
 #include "init.h"
 #include "layout.h"
-#include "ops.h"
 #include "rows.h"
 
 static Tensor param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
@@ -31,15 +29,15 @@ static Tensor param(const ParamSource *ps, const char *module, const char *attr,
     return t;
 }
 
-MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in, int d_out,
-                         int context_length, double dropout, int num_heads, bool qkv_bias) {
+MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name, int d_in,
+                         int d_out, int context_length, double dropout, int num_heads, bool qkv_bias) {
     // assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
     if (num_heads < 1 || d_out % num_heads != 0)
         die(EXIT_BAD_INPUT, "%s: %s: expected num_heads to divide d_out (d_out must be divisible by num_heads), "
             "found d_out = %d and num_heads = %d", error_input(), name, d_out, num_heads);
     if (!ps->normal_) die(EXIT_BAD_INPUT, "%s: this parameter source cannot draw torch.randn", name);
     MHAEinsum m = {.d_out = d_out, .num_heads = num_heads, .head_dim = d_out / num_heads,
-                   .context_length = context_length, .rec = *rec};
+                   .context_length = context_length, .mode = mode, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
     const Size ws = SIZE(d_in, d_out);
     m.W_query = param(ps, name, "W_query", ws, 0, true);
@@ -86,25 +84,35 @@ static Tensor heads_of(Tensor t, int num_heads) {
     return heads;
 }
 
-Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) {
+void mha_einsum_forget(MHAEinsum *m) { attention_activations_free(&m->act); }
+
+Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) { return mha_einsum_forward_as(m, x, m->mode); }
+
+Tensor mha_einsum_forward_as(MHAEinsum *m, Tensor x, ComputeMode mode) {
     char dims[48];
     snprintf(dims, sizeof dims, "b, n, %d", dim(m->W_query, 0));
     attention_expect_batch(x, m->name, dims, dim(m->W_query, 0));
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
+    mha_einsum_forget(m);
     // 1-2.
     Tensor Q = heads_of(project(x, m->W_query, m->bias_q), m->num_heads);
     Tensor K = heads_of(project(x, m->W_key, m->bias_k), m->num_heads);
     Tensor V = heads_of(project(x, m->W_value, m->bias_v), m->num_heads);
     // 3.
-    Tensor context_vec = causal_heads(Q, K, V, &m->dropout, attention_scale(m->head_dim), m->materialise, &m->rec,
-                                      m->name);
-    Tensor tmp[] = {Q, K, V};
-    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    m->act.x = x;
+    Tensor context_vec = attention_forward(mode, &m->rec, m->name, &m->dropout, Q, K, V, (Tensor){0}, -1,
+                                           attention_scale(m->head_dim), &m->act);
+    if (!mode.keep) {
+        Tensor tmp[] = {Q, K, V};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        m->act = (AttentionActivations){0};
+    }
     // 4-5.
     Tensor merged = merge_heads(context_vec);
     tensor_free(context_vec);
     Tensor out = linear_forward(&m->out_proj, merged);
-    tensor_free(merged);
+    if (mode.keep) m->act.context = merged;  // out_proj's backward reads its input
+    else tensor_free(merged);
     return out;
 }
 
@@ -117,50 +125,56 @@ Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) {
 //   1. each einsum("bnd,do->bno", x, W): dW = x^T @ dQ (a sum over the rows
 //      in order), dx = dQ @ W^T; x's gradient gathers the newest first:
 //      (V + K) + Q
-Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) {
+MHAEinsumGrads mha_einsum_backward(const MHAEinsum *m, Tensor dout) {
     if (m->bias_q.data) die(EXIT_BAD_INPUT, "%s: the backward with qkv_bias is not written", m->name);
+    const AttentionActivations *act = &m->act;
+    if (!act->queries.data || !act->context.data)
+        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
+    const Tensor x = act->x;
     const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
     const int d_in = dim(m->W_query, 0);
     const long rows = (long)b * T;
-    causal_check_tokens(m->name, m->context_length, T);
-    const double scale = attention_scale(hd);
-    Tensor Q = heads_of(project(x, m->W_query, m->bias_q), h);
-    Tensor K = heads_of(project(x, m->W_key, m->bias_k), h);
-    Tensor V = heads_of(project(x, m->W_value, m->bias_v), h);
-    Tensor noise = dropout_factor(&m->dropout, SIZE(b, h, T, T));
-    Tensor per_head = fused_attention(Q, K, V, noise, true, scale);
-    Tensor merged = merge_heads(per_head);
-    tensor_free(per_head);
-    Tensor dout = torch_ones(SIZE(b, T, d));
-    Gradients g;
-    gradients_begin(&g, m->name);
+    if (numel(dout) != rows * d) die_internal("%s: backward: expected a gradient of the output's size", m->name);
+    MHAEinsumGrads g = {0};
     // 5.
-    LinearGrad go = {0};
     Tensor dmerged = {0};
-    linear_backward(&m->out_proj, merged, dout, &go, &dmerged, false);
+    linear_backward(&m->out_proj, act->context, dout, &g.out_proj, &dmerged, false);
     // 4-3.
     Tensor dq, dk, dv;
-    causal_heads_backward(dmerged, Q, K, V, noise, scale, &dq, &dk, &dv);
+    causal_heads_backward(act, dmerged, attention_scale(hd), &dq, &dk, &dv);
     // 2-1. V first, then K, then Q
-    Tensor dW[3], dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
-    Tensor dx = tensor_empty(SIZE(b, T, d_in));
+    Tensor dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
+    g.x = tensor_empty(SIZE(b, T, d_in));
     const Tensor dh[3] = {dq, dk, dv}, W[3] = {m->W_query, m->W_key, m->W_value};
+    Tensor *dW[3] = {&g.W_query, &g.W_key, &g.W_value};
     for (int i = 2; i >= 0; i--) {
         layout_heads_merge(dflat.data, dh[i].data, b, T, h, hd);
-        dW[i] = tensor_empty(SIZE(d_in, d));
-        gemm_fast_matmul_at(dW[i].data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
+        *dW[i] = tensor_empty(SIZE(d_in, d));
+        gemm_fast_matmul_at(dW[i]->data, x.data, dflat.data, (int)rows, d_in, d);     // x^T @ dQ
         Tensor W_T = tensor_empty(SIZE(d, d_in));
         layout_fast_transpose(W_T.data, W[i].data, d_in, d);
-        gemm_fast_matmul(i == 2 ? dx.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
+        gemm_fast_matmul(i == 2 ? g.x.data : part.data, dflat.data, W_T.data, (int)rows, d, d_in);  // dQ @ W^T
         tensor_free(W_T);
-        if (i != 2) rows_accumulate_grad(dx.data, part.data, rows * d_in);
+        if (i != 2) rows_accumulate_grad(g.x.data, part.data, rows * d_in);
     }
-    gradients_add(&g, "", "W_query", dW[0]);
-    gradients_add(&g, "", "W_key", dW[1]);
-    gradients_add(&g, "", "W_value", dW[2]);
-    gradients_add_linear(&g, "", "out_proj", go);
-    g.x = dx;
-    Tensor tmp[] = {Q, K, V, noise, merged, dout, dmerged, dq, dk, dv, dflat, part};
+    Tensor tmp[] = {dmerged, dq, dk, dv, dflat, part};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
 }
+
+// --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
+static Tensor forward_keeping(void *m, Tensor x) {
+    return mha_einsum_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
+}
+static void backward(const void *m, Tensor dout, Gradients *g) {
+    MHAEinsumGrads eg = mha_einsum_backward(m, dout);
+    gradients_add(g, "", "W_query", eg.W_query);
+    gradients_add(g, "", "W_key", eg.W_key);
+    gradients_add(g, "", "W_value", eg.W_value);
+    gradients_add_linear(g, "", "out_proj", eg.out_proj);
+    g->x = eg.x;
+}
+static void forget(void *m) { mha_einsum_forget(m); }
+static const ModuleOps ops = {forward_keeping, backward, forget};
+
+Gradients mha_einsum_sum_backward(MHAEinsum *m, Tensor x) { return module_sum_backward(&ops, m, m->name, x); }

@@ -4,42 +4,34 @@
 //   2. attn_scores  = queries @ keys.T
 //   3. attn_weights = softmax(attn_scores / sqrt(d_k), dim=-1)
 //   4. context_vec  = attn_weights @ values
-// Passes 2-4 are shared; only pass 1 differs between v1 and v2. Each
-// backward runs the passes in reverse (4, 3, 2 in attend_ref_backward, then 1).
+// Passes 2-4 are shared (attention.h attention_materialised); only pass 1
+// differs between v1 and v2. Each backward runs the passes in reverse (4, 3,
+// 2 in attention_backward_kept, then 1).
 #include "self_attention.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "attend.h"
 #include "attention.h"
 #include "error.h"
 #include "gemm.h"
 #include "ops.h"
 #include "rows.h"
 
-// keys.shape[-1]**0.5 (attention.h)
-static double sqrt_d_k(Tensor keys) { return attention_scale(dim(keys, -1)); }
-
-// Passes 2-4, recording forward()'s locals under the module's name.
-// With act, also what the backward needs.
-static Tensor attend(const Recorder *rec, const char *name, Tensor keys, Tensor queries, Tensor values,
-                     int softmax_dim, AttentionActivations *act) {
-    Tensor attn_scores = torch_matmul(queries, torch_T(keys));  // omega
-    Tensor attn_weights = torch_softmax(torch_div_scalar(attn_scores, sqrt_d_k(keys)), softmax_dim);
-    Tensor context_vec = torch_matmul(attn_weights, values);
-    RECORD(rec, name, keys);
-    RECORD(rec, name, queries);
-    RECORD(rec, name, values);
-    RECORD(rec, name, attn_scores);
-    RECORD(rec, name, attn_weights);
-    RECORD(rec, name, context_vec);
-    if (act) {
-        act->keys = keys;
-        act->queries = queries;
-        act->values = values;
-        act->attn_weights = attn_weights;
-        act->noise = (Tensor){0};
+// Passes 2-4 (attention_materialised, no mask, no dropout), on x's
+// projections, as `mode` says: the module's locals reported on
+// ATTENTION_RECORDED, its activations kept in m->act with mode.keep.
+static Tensor attend(const Recorder *rec, const char *name, ComputeMode mode, AttentionActivations *act, Tensor x,
+                     Tensor keys, Tensor queries, Tensor values, int softmax_dim) {
+    const Recorder *report = mode.attention == ATTENTION_RECORDED ? rec : NULL;
+    act->x = x;
+    Tensor context_vec = attention_materialised(report, name, NULL, queries, keys, values, (Tensor){0}, softmax_dim,
+                                                attention_scale(dim(keys, -1)), mode.keep ? act : NULL);
+    RECORD(report, name, context_vec);
+    if (!mode.keep) {
+        Tensor tmp[] = {keys, queries, values};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        *act = (AttentionActivations){0};
     }
     return context_vec;
 }
@@ -53,10 +45,10 @@ static Tensor parameter_rand(const ParamSource *ps, const char *module, const ch
     return t;
 }
 
-SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out) {
+SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out) {
     // Drawn in the order __init__ assigns them: query, key, value.
-    SelfAttentionV1 m = {.rec = *rec};
+    SelfAttentionV1 m = {.mode = mode, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
     m.W_query = parameter_rand(ps, name, "W_query", d_in, d_out);
     m.W_key = parameter_rand(ps, name, "W_key", d_in, d_out);
@@ -64,17 +56,21 @@ SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec
     return m;
 }
 
-Tensor self_attention_v1_forward(const SelfAttentionV1 *m, Tensor x) {
+void self_attention_v1_forget(SelfAttentionV1 *m) { attention_activations_free(&m->act); }
+
+Tensor self_attention_v1_forward(SelfAttentionV1 *m, Tensor x) { return self_attention_v1_forward_as(m, x, m->mode); }
+
+Tensor self_attention_v1_forward_as(SelfAttentionV1 *m, Tensor x, ComputeMode mode) {
+    self_attention_v1_forget(m);
     Tensor keys = torch_matmul(x, m->W_key);
     Tensor queries = torch_matmul(x, m->W_query);
     Tensor values = torch_matmul(x, m->W_value);
-    if (m->act) m->act->x = x;
-    return attend(&m->rec, m->name, keys, queries, values, -1, m->act);
+    return attend(&m->rec, m->name, mode, &m->act, x, keys, queries, values, -1);
 }
 
-SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out, bool qkv_bias) {
-    SelfAttentionV2 m = {.softmax_dim = -1, .rec = *rec};
+SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out, bool qkv_bias) {
+    SelfAttentionV2 m = {.softmax_dim = -1, .mode = mode, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
     m.W_query = linear_in(ps, name, "W_query", d_in, d_out, qkv_bias);
     m.W_key = linear_in(ps, name, "W_key", d_in, d_out, qkv_bias);
@@ -82,30 +78,32 @@ SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec
     return m;
 }
 
-Tensor self_attention_v2_forward(const SelfAttentionV2 *m, Tensor x) {
+void self_attention_v2_forget(SelfAttentionV2 *m) { attention_activations_free(&m->act); }
+
+Tensor self_attention_v2_forward(SelfAttentionV2 *m, Tensor x) { return self_attention_v2_forward_as(m, x, m->mode); }
+
+Tensor self_attention_v2_forward_as(SelfAttentionV2 *m, Tensor x, ComputeMode mode) {
+    self_attention_v2_forget(m);
     Tensor keys = linear_forward(&m->W_key, x);
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
-    if (m->act) m->act->x = x;
-    return attend(&m->rec, m->name, keys, queries, values, m->softmax_dim, m->act);
+    return attend(&m->rec, m->name, mode, &m->act, x, keys, queries, values, m->softmax_dim);
 }
 
 // --- backward ---------------------------------------------------------------------------
 
 static const AttentionActivations *kept(const AttentionActivations *act, const char *name, Tensor dout, int T,
                                         int d_out) {
-    if (!act || !act->attn_weights.data)
-        die_internal("%s: backward without a forward that kept its activations (set act first)", name);
+    if (!act->attn_weights.data)
+        die_internal("%s: backward without a forward that kept its activations (mode.keep)", name);
     if (numel(dout) != (long)T * d_out) die_internal("%s: backward: expected a gradient of the output's size", name);
     return act;
 }
 
-// Passes 4-2 in reverse (attend_ref_backward): dq, dk, dv (T, d_out). The scores
-// are 2-D, so softmax over dim 1 is the last dim either way.
-static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor dq, Tensor dk, Tensor dv, int T,
-                            int d_out) {
-    attend_fast_backward(dq.data, dk.data, dv.data, dout.data, act->queries.data, act->keys.data, act->values.data,
-                       act->attn_weights.data, NULL, 1, T, d_out, (float)sqrt_d_k(act->keys), false, -1);
+// Passes 4-2 in reverse (attention_backward_kept): dq, dk, dv (T, d_out), new. The
+// scores are 2-D, so softmax over dim 1 is the last dim either way.
+static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor *dq, Tensor *dk, Tensor *dv) {
+    attention_backward_kept(act, dout, attention_scale(dim(act->keys, -1)), false, -1, dq, dk, dv);
 }
 
 // v1: 4-2. attention; 1. keys = x @ W_key, ...: dW = x^T @ d (sum over the T rows),
@@ -114,11 +112,11 @@ static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor
 // (torch/csrc/autograd/engine.cpp: ready nodes by sequence number, highest first;
 // input_buffer.cpp: old + new).
 SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor dout) {
-    const int T = dim(m->act ? m->act->x : dout, 0), d_in = dim(m->W_query, 0), d_out = dim(m->W_query, 1);
-    const AttentionActivations *act = kept(m->act, m->name, dout, T, d_out);
-    Tensor dq = tensor_empty(SIZE(T, d_out)), dk = tensor_empty(SIZE(T, d_out)), dv = tensor_empty(SIZE(T, d_out));
+    const int T = dim(m->act.x.data ? m->act.x : dout, 0), d_in = dim(m->W_query, 0), d_out = dim(m->W_query, 1);
+    const AttentionActivations *act = kept(&m->act, m->name, dout, T, d_out);
+    Tensor dq, dk, dv;
     // 4-2.
-    attend_backward(act, dout, dq, dk, dv, T, d_out);
+    attend_backward(act, dout, &dq, &dk, &dv);
     // 1.
     SelfAttentionV1Grads g = {.x = tensor_empty(SIZE(T, d_in))};
     const Tensor d[3] = {dv, dq, dk}, W[3] = {m->W_value, m->W_query, m->W_key};
@@ -130,7 +128,8 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
         gemm_fast_matmul_wt_bias(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, NULL, T, d_out, d_in);  // gemm_matmul_backward_a
         if (i > 0) rows_accumulate_grad(g.x.data, part.data, (long)T * d_in);
     }
-    tensor_free(part);
+    Tensor tmp[] = {part, dq, dk, dv};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
 }
 
@@ -138,62 +137,46 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
 // each adding its part to x's gradient. The keys.T gradient comes back through
 // mm's column-major branch transposed back, so every bias sums rows in order.
 SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor dout) {
-    const int T = dim(m->act ? m->act->x : dout, 0), d_out = dim(m->W_query.weight, 0);
-    const AttentionActivations *act = kept(m->act, m->name, dout, T, d_out);
-    Tensor dq = tensor_empty(SIZE(T, d_out)), dk = tensor_empty(SIZE(T, d_out)), dv = tensor_empty(SIZE(T, d_out));
+    const int T = dim(m->act.x.data ? m->act.x : dout, 0), d_out = dim(m->W_query.weight, 0);
+    const AttentionActivations *act = kept(&m->act, m->name, dout, T, d_out);
+    Tensor dq, dk, dv;
     // 4-2.
-    attend_backward(act, dout, dq, dk, dv, T, d_out);
+    attend_backward(act, dout, &dq, &dk, &dv);
     // 1.
     SelfAttentionV2Grads g = {0};
     linear_backward(&m->W_value, act->x, dv, &g.W_value, &g.x, false);
     linear_backward(&m->W_query, act->x, dq, &g.W_query, &g.x, false);
     linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, false);
+    Tensor tmp[] = {dq, dk, dv};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
 }
 
-// --- loss = m(x).sum(); loss.backward() -------------------------------------------------
-// After x.requires_grad_(), the forward again (torch would build its graph
-// on it), keeping its activations and recording nothing (the forward cell
-// recorded its locals), then the backward of sum(): a gradient of ones.
+// --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
+static const ComputeMode keeping = {ATTENTION_FUSED, .keep = true};
 
-Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x) {
-    AttentionActivations act = {0};
-    SelfAttentionV1 quiet = *m;
-    quiet.act = &act;
-    quiet.rec = (Recorder){0};
-    x.requires_grad = true;
-    Tensor out = self_attention_v1_forward(&quiet, x);
-    Tensor ones = torch_ones(shape(out));
-    SelfAttentionV1Grads sg = self_attention_v1_backward(&quiet, ones);
-    tensor_free(ones);
-    tensor_free(out);
-    attention_activations_free(&act);
-    Gradients g;
-    gradients_begin(&g, m->name);
-    gradients_add(&g, "", "W_query", sg.W_query);
-    gradients_add(&g, "", "W_key", sg.W_key);
-    gradients_add(&g, "", "W_value", sg.W_value);
-    g.x = sg.x;
-    return g;
+static Tensor v1_forward_keeping(void *m, Tensor x) { return self_attention_v1_forward_as(m, x, keeping); }
+static void v1_backward(const void *m, Tensor dout, Gradients *g) {
+    SelfAttentionV1Grads sg = self_attention_v1_backward(m, dout);
+    gradients_add(g, "", "W_query", sg.W_query);
+    gradients_add(g, "", "W_key", sg.W_key);
+    gradients_add(g, "", "W_value", sg.W_value);
+    g->x = sg.x;
 }
+static void v1_forget(void *m) { self_attention_v1_forget(m); }
+static const ModuleOps v1_ops = {v1_forward_keeping, v1_backward, v1_forget};
 
-Gradients self_attention_v2_sum_backward(SelfAttentionV2 *m, Tensor x) {
-    AttentionActivations act = {0};
-    SelfAttentionV2 quiet = *m;
-    quiet.act = &act;
-    quiet.rec = (Recorder){0};
-    x.requires_grad = true;
-    Tensor out = self_attention_v2_forward(&quiet, x);
-    Tensor ones = torch_ones(shape(out));
-    SelfAttentionV2Grads sg = self_attention_v2_backward(&quiet, ones);
-    tensor_free(ones);
-    tensor_free(out);
-    attention_activations_free(&act);
-    Gradients g;
-    gradients_begin(&g, m->name);
-    gradients_add_linear(&g, "", "W_query", sg.W_query);
-    gradients_add_linear(&g, "", "W_key", sg.W_key);
-    gradients_add_linear(&g, "", "W_value", sg.W_value);
-    g.x = sg.x;
-    return g;
+Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x) { return module_sum_backward(&v1_ops, m, m->name, x); }
+
+static Tensor v2_forward_keeping(void *m, Tensor x) { return self_attention_v2_forward_as(m, x, keeping); }
+static void v2_backward(const void *m, Tensor dout, Gradients *g) {
+    SelfAttentionV2Grads sg = self_attention_v2_backward(m, dout);
+    gradients_add_linear(g, "", "W_query", sg.W_query);
+    gradients_add_linear(g, "", "W_key", sg.W_key);
+    gradients_add_linear(g, "", "W_value", sg.W_value);
+    g->x = sg.x;
 }
+static void v2_forget(void *m) { self_attention_v2_forget(m); }
+static const ModuleOps v2_ops = {v2_forward_keeping, v2_backward, v2_forget};
+
+Gradients self_attention_v2_sum_backward(SelfAttentionV2 *m, Tensor x) { return module_sum_backward(&v2_ops, m, m->name, x); }

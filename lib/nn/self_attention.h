@@ -4,7 +4,8 @@
 // are "<name>.W_query" (v1) or "<name>.W_query.weight" (v2), drawn through
 // the ParamSource it is made with (param_source.h), and forward() records
 // its locals as "<name>.keys", "<name>.attn_weights", ... with the Recorder
-// it is made with (recorder.h).
+// it is made with (recorder.h) when its ComputeMode (mode.h) is
+// ATTENTION_RECORDED. The contract every module keeps: nn/README.md.
 #ifndef LITATTN_SELF_ATTENTION_H
 #define LITATTN_SELF_ATTENTION_H
 
@@ -13,6 +14,7 @@
 #include "activations.h"
 #include "gradients.h"
 #include "linear.h"
+#include "mode.h"
 #include "param_source.h"
 #include "recorder.h"
 #include "tensor.h"
@@ -21,8 +23,9 @@
 typedef struct {
     char name[64];
     Tensor W_query, W_key, W_value;  // each (d_in, d_out), nn.Parameter(torch.rand(d_in, d_out))
-    Recorder rec;                    // where forward() reports its locals
-    AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
+    ComputeMode mode;                // how forward() computes (mode.h)
+    Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
+    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
 } SelfAttentionV1;
 
 // SelfAttention_v2: nn.Linear projections, `x @ W.weight.T (+ bias)`.
@@ -30,19 +33,30 @@ typedef struct {
     char name[64];
     Linear W_query, W_key, W_value;  // weight (d_out, d_in), bias (d_out,) if qkv_bias
     int softmax_dim;                 // -1; exercise-solutions' copy writes dim=1, the same axis for 2-D scores
-    Recorder rec;
-    AttentionActivations *act;       // NULL, or where forward() keeps what the backward needs
+    ComputeMode mode;                // how forward() computes (mode.h)
+    Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
+    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
 } SelfAttentionV2;
 
-SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out);
-Tensor self_attention_v1_forward(const SelfAttentionV1 *m, Tensor x);  // x (T, d_in) -> (T, d_out)
+// The book's 2-D self-attention has no fused path: its (T, T) scores are
+// made on every path (mode.h), and reported on ATTENTION_RECORDED only.
+SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out);
+// x (T, d_in) -> (T, d_out), as m->mode says (_as: as `mode` says)
+Tensor self_attention_v1_forward(SelfAttentionV1 *m, Tensor x);
+Tensor self_attention_v1_forward_as(SelfAttentionV1 *m, Tensor x, ComputeMode mode);
 
-SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out, bool qkv_bias);
-Tensor self_attention_v2_forward(const SelfAttentionV2 *m, Tensor x);  // x (T, d_in) -> (T, d_out)
+SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out, bool qkv_bias);
+// x (T, d_in) -> (T, d_out), as m->mode says (_as: as `mode` says)
+Tensor self_attention_v2_forward(SelfAttentionV2 *m, Tensor x);
+Tensor self_attention_v2_forward_as(SelfAttentionV2 *m, Tensor x, ComputeMode mode);
 
-// --- backward: loss.backward() through the last forward (made with m->act set) -------
+// Free what the last forward kept.
+void self_attention_v1_forget(SelfAttentionV1 *m);
+void self_attention_v2_forget(SelfAttentionV2 *m);
+
+// --- backward: loss.backward() through the last forward, run with mode.keep --------
 // dout: the gradient of the forward's output (T, d_out), all ones for
 // out.sum().backward(). Returns new tensors: each parameter's .grad, named
 // as state_dict names the parameter, and x's.
@@ -59,8 +73,7 @@ typedef struct {
 SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor dout);
 
 
-// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again,
-// keeping its activations and recording nothing, then the backward of ones.
+// x.requires_grad_(); loss = m(x).sum(); loss.backward() (gradients.h module_sum_backward).
 // Returns every parameter's .grad in named_parameters() order (v1:
 // "W_query", ...; v2: "W_query.weight", "W_query.bias", ...), and x's.
 Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x);

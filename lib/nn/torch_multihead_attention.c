@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "attention.h"
-#include "causal_attention.h"
 #include "causal_heads.h"
 #include "error.h"
 #include "gemm.h"
@@ -15,9 +14,9 @@
 #include "ops.h"
 #include "rows.h"
 
-MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out, int num_heads, int context_length, double dropout, bool qkv_bias,
-                                      bool need_weights) {
+MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out, int num_heads, int context_length, double dropout,
+                                      bool qkv_bias, bool need_weights) {
     if (qkv_bias)
         die(EXIT_BAD_INPUT, "%s: %s: nn.MultiheadAttention with bias=True and add_bias_kv=True is not written here",
             error_input(), name);
@@ -28,7 +27,7 @@ MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec
     if (d_in != d_out)
         die(EXIT_BAD_INPUT, "%s: %s: nn.MultiheadAttention(embed_dim=d_out) takes inputs of d_out = %d features, "
             "found d_in = %d", error_input(), name, d_out, d_in);
-    MHAPyTorchClass m = {.context_length = context_length, .need_weights = need_weights, .rec = *rec};
+    MHAPyTorchClass m = {.context_length = context_length, .need_weights = need_weights, .mode = mode, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
     TorchMultiheadAttention *a = &m.multihead_attn;
     snprintf(a->name, sizeof a->name, "%s.multihead_attn", name);
@@ -59,10 +58,15 @@ static void check_input(const MHAPyTorchClass *m, Tensor x) {
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
 }
 
-Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
+void mha_pytorch_class_forget(MHAPyTorchClass *m) { attention_activations_free(&m->act); }
+
+Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) { return mha_pytorch_class_forward_as(m, x, m->mode); }
+
+Tensor mha_pytorch_class_forward_as(MHAPyTorchClass *m, Tensor x, ComputeMode mode) {
     TorchMultiheadAttention *a = &m->multihead_attn;
     const int E = a->embed_dim;
     check_input(m, x);
+    mha_pytorch_class_forget(m);
     const int b = dim(x, 0), T = dim(x, 1);
     // 1. one product of every row with the packed (3E, E) weight
     Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
@@ -75,26 +79,36 @@ Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
     const float s = (float)sqrt((double)a->head_dim);
     for (long i = 0, n = numel(q); i < n; i++) q.data[i] = q.data[i] / s;
     // 4-5. baddbmm(mask, q_scaled, k^T), softmax, dropout, @ v: scale 1
-    Tensor per_head = causal_heads(q, k, v, &a->dropout, 1.0, m->materialise, &m->rec, a->name);
-    Tensor tmp[] = {q, k, v};
-    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+    m->act.x = x;
+    Tensor per_head = attention_forward(mode, &m->rec, a->name, &a->dropout, q, k, v, (Tensor){0}, -1, 1.0, &m->act);
+    if (!mode.keep) {
+        Tensor tmp[] = {q, k, v};
+        for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
+        m->act = (AttentionActivations){0};
+    }
     Tensor merged = merge_heads(per_head);
     tensor_free(per_head);
     // 6. out_proj, then the notebook's proj
     Tensor attn_output = linear_forward(&a->out_proj, merged);
-    tensor_free(merged);
     Tensor output = linear_forward(&m->proj, attn_output);
-    tensor_free(attn_output);
+    if (mode.keep) {  // out_proj's and proj's backward read their inputs
+        m->act.context = merged;
+        m->act.attn_output = attn_output;
+    } else {
+        tensor_free(merged);
+        tensor_free(attn_output);
+    }
     return output;
 }
 
 // The backward, passes 6-1 in reverse (torch 1.13's autograd of
 // F.multi_head_attention_forward and the notebook's proj, checked against
-// torch). A product's gradient sums over rows in the order torch's tensor
-// holds them: proj's input, the module's output transposed back to
-// (b, T, E), is copied by matmul in (b, T) order; out_proj's and the
-// in-projection's inputs are (T, b) rows. So those two run on (T, b) copies
-// (no arithmetic) and every sum is one chain from +0 in torch's order.
+// torch), over what the forward kept. A product's gradient sums over rows in
+// the order torch's tensor holds them: proj's input, the module's output
+// transposed back to (b, T, E), is copied by matmul in (b, T) order;
+// out_proj's and the in-projection's inputs are (T, b) rows. So those two
+// run on (T, b) copies (no arithmetic) and every sum is one chain from +0 in
+// torch's order.
 //   6. proj: dW_proj = dout^T @ attn_output (rows (b, T)), db_proj the row
 //      sums, dattn = dout @ W_proj; out_proj: dW_out = dattn^T @ merged
 //      (rows (T, b)), dmerged = dattn @ W_out
@@ -102,59 +116,42 @@ Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) {
 //   4. bmm, dropout, softmax, baddbmm on q_scaled with scale 1 (x / 1 is x):
 //      dw = dctx @ v^T, dv = w^T @ dctx, dS = softmax's backward,
 //      d(q_scaled) = dS @ k, dk = dS^T @ q_scaled (the weights computed
-//      again from q_scaled and k, a (T, T) matrix at a time)
+//      again from q_scaled and k where the forward was fused)
 //   3. q_scaled = q / sqrt(hd): dq = d(q_scaled) / sqrt(hd), after the product
 //   2. chunk and views: dq, dk, dv side by side in each (T, b) row of dproj (T * b, 3E)
 //   1. dW_in = dproj^T @ x (rows (T, b)), dx = dproj @ W_in (one sum over
 //      3E), transposed back to (b, T, E)
-Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) {
-    TorchMultiheadAttention *a = &m->multihead_attn;
-    check_input(m, x);
-    const int b = dim(x, 0), T = dim(x, 1), E = a->embed_dim, h = a->num_heads, hd = a->head_dim;
-    if (!size_equal(shape(dout), shape(x))) {
+MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor dout) {
+    const TorchMultiheadAttention *a = &m->multihead_attn;
+    const AttentionActivations *act = &m->act;
+    if (!act->queries.data || !act->context.data || !act->attn_output.data)
+        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
+    const int b = dim(act->x, 0), T = dim(act->x, 1), E = a->embed_dim, h = a->num_heads, hd = a->head_dim;
+    if (!size_equal(shape(dout), shape(act->x))) {
         char s[96], want[96];
         size_format(shape(dout), s, sizeof s);
-        size_format(shape(x), want, sizeof want);
+        size_format(shape(act->x), want, sizeof want);
         die(EXIT_BAD_INPUT, "%s: %s: backward: expected a gradient of the output's shape %s, found %s",
             error_input(), m->name, want, s);
     }
     const long rows = (long)b * T;
     const float s = (float)sqrt((double)a->head_dim);
-    // the forward again (passes 1-6), keeping what the backward reads
-    Tensor qkv = tensor_empty(SIZE(b, T, 3 * E));
-    gemm_fast_matmul_wt_bias(qkv.data, x.data, a->in_proj_weight.data, NULL, (int)rows, E, 3 * E);
-    Tensor q, k, v;
-    unpack_qkv_heads(qkv, h, &q, &k, &v);
-    tensor_free(qkv);
-    rows_fast_div_scalar(q.data, q.data, s, numel(q));  // q_scaled, in place of q
-    Tensor noise = dropout_factor(&a->dropout, SIZE(b, h, T, T));
-    Tensor per_head = fused_attention(q, k, v, noise, true, 1.0);
-    Tensor merged = merge_heads(per_head);
-    tensor_free(per_head);
-    Tensor attn_output = linear_forward(&a->out_proj, merged);
-    Tensor merged_tb = torch_transpose(merged, 0, 1);  // (T, b, E)
-    tensor_free(merged);
-    Gradients g;
-    gradients_begin(&g, m->name);
-    LinearGrad gp = {0}, go = {0};
+    MHAPyTorchClassGrads g = {0};
     // 6.
     Tensor dattn = {0}, dmerged_tb = {0};
-    linear_backward(&m->proj, attn_output, dout, &gp, &dattn, false);
-    tensor_free(attn_output);
+    linear_backward(&m->proj, act->attn_output, dout, &g.proj, &dattn, false);
     Tensor dattn_tb = torch_transpose(dattn, 0, 1);  // (T, b, E)
     tensor_free(dattn);
-    linear_backward(&a->out_proj, merged_tb, dattn_tb, &go, &dmerged_tb, false);
+    Tensor merged_tb = torch_transpose(act->context, 0, 1);  // (T, b, E)
+    linear_backward(&a->out_proj, merged_tb, dattn_tb, &g.out_proj, &dmerged_tb, false);
     tensor_free(merged_tb), tensor_free(dattn_tb);
     // 5.
     Tensor dmerged = torch_transpose(dmerged_tb, 0, 1);  // (b, T, E)
     tensor_free(dmerged_tb);
     // 4.
     Tensor dq, dk, dv;
-    causal_heads_backward(dmerged, q, k, v, noise, 1.0, &dq, &dk, &dv);
+    causal_heads_backward(act, dmerged, 1.0, &dq, &dk, &dv);
     tensor_free(dmerged);
-    Tensor fwd[] = {q, k, v, noise};
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-        if (fwd[i].data) tensor_free(fwd[i]);
     // 3. rows_div_scalar_backward
     rows_fast_div_scalar(dq.data, dq.data, s, numel(dq));
     // 2.
@@ -170,23 +167,29 @@ Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout) 
     Tensor back[] = {dq, dk, dv, part};
     for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) tensor_free(back[i]);
     // 1.
-    Tensor x_tb = torch_transpose(x, 0, 1);  // (T, b, E)
-    Tensor dW_in = tensor_empty(shape(a->in_proj_weight)), dx_tb = tensor_empty(SIZE(T, b, E));
-    gemm_fast_matmul_at(dW_in.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);    // gemm_linear_backward_w
-    gemm_fast_matmul(dx_tb.data, dproj.data, a->in_proj_weight.data, (int)rows, 3 * E, E);  // gemm_linear_backward_x
+    Tensor x_tb = torch_transpose(act->x, 0, 1);  // (T, b, E)
+    Tensor dx_tb = tensor_empty(SIZE(T, b, E));
+    g.in_proj_weight = tensor_empty(shape(a->in_proj_weight));
+    gemm_fast_matmul_at(g.in_proj_weight.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);  // gemm_linear_backward_w
+    gemm_fast_matmul(dx_tb.data, dproj.data, a->in_proj_weight.data, (int)rows, 3 * E, E);   // gemm_linear_backward_x
     tensor_free(dproj), tensor_free(x_tb);
     g.x = torch_transpose(dx_tb, 0, 1);
     tensor_free(dx_tb);
-    gradients_add(&g, "multihead_attn.", "in_proj_weight", dW_in);
-    gradients_add_linear(&g, "multihead_attn.", "out_proj", go);
-    gradients_add_linear(&g, "", "proj", gp);
     return g;
 }
 
-Gradients mha_pytorch_class_sum_backward(MHAPyTorchClass *m, Tensor x) {
-    check_input(m, x);
-    Tensor dout = torch_ones(shape(x));
-    Gradients g = mha_pytorch_class_backward(m, x, dout);
-    tensor_free(dout);
-    return g;
+// --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
+static Tensor forward_keeping(void *m, Tensor x) {
+    return mha_pytorch_class_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
 }
+static void backward(const void *m, Tensor dout, Gradients *g) {
+    MHAPyTorchClassGrads pg = mha_pytorch_class_backward(m, dout);
+    gradients_add(g, "multihead_attn.", "in_proj_weight", pg.in_proj_weight);
+    gradients_add_linear(g, "multihead_attn.", "out_proj", pg.out_proj);
+    gradients_add_linear(g, "", "proj", pg.proj);
+    g->x = pg.x;
+}
+static void forget(void *m) { mha_pytorch_class_forget(m); }
+static const ModuleOps ops = {forward_keeping, backward, forget};
+
+Gradients mha_pytorch_class_sum_backward(MHAPyTorchClass *m, Tensor x) { return module_sum_backward(&ops, m, m->name, x); }

@@ -36,9 +36,11 @@
 
 #include <stdbool.h>
 
+#include "activations.h"
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
+#include "mode.h"
 #include "param_source.h"
 #include "recorder.h"
 #include "tensor.h"
@@ -56,26 +58,37 @@ typedef struct {
     int context_length;
     TorchMultiheadAttention multihead_attn;
     bool need_weights;
-    Linear proj;             // (d_out, d_out), with a bias
-    bool materialise;        // make the (T, T) tensors, a batch item at a time, as torch does (else fused)
-    Recorder rec;
+    Linear proj;               // (d_out, d_out), with a bias
+    ComputeMode mode;          // how forward() computes (mode.h)
+    Recorder rec;              // where an ATTENTION_RECORDED forward reports the attention's locals
+                               // (under "<name>.multihead_attn")
+    AttentionActivations act;  // what the last forward with mode.keep kept for the backward
 } MHAPyTorchClass;
 
 // MHAPyTorchClass(d_in, d_out, num_heads, context_length, dropout, qkv_bias, need_weights).
 // qkv_bias=True (in-projection biases and add_bias_kv) is not written: it dies.
-MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, const char *name, int d_in,
-                                      int d_out, int num_heads, int context_length, double dropout, bool qkv_bias,
-                                      bool need_weights);
-// x (b, T, d_out) -> (b, T, d_out); T <= context_length
+MHAPyTorchClass mha_pytorch_class_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
+                                      int d_in, int d_out, int num_heads, int context_length, double dropout,
+                                      bool qkv_bias, bool need_weights);
+// x (b, T, d_out) -> (b, T, d_out); T <= context_length. As m->mode says (_as: as `mode` says).
 Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x);
+Tensor mha_pytorch_class_forward_as(MHAPyTorchClass *m, Tensor x, ComputeMode mode);
 
-// x.requires_grad_(); out = m(x); out.backward(dout): the forward again
-// (fused; in training mode its dropout draws the next mask), then its passes
-// in reverse from dout (b, T, d_out). Every parameter's .grad in
-// named_parameters() order (multihead_attn.in_proj_weight,
-// multihead_attn.out_proj.weight, proj.weight, proj.bias), and x's (b, T, d_out).
-Gradients mha_pytorch_class_backward(MHAPyTorchClass *m, Tensor x, Tensor dout);
-// x.requires_grad_(); loss = m(x).sum(); loss.backward(): the above from a gradient of ones.
+// --- backward: out.backward(dout) through the last forward, run with mode.keep -----
+typedef struct {
+    Tensor in_proj_weight;  // multihead_attn.in_proj_weight (3E, E)
+    LinearGrad out_proj;    // multihead_attn.out_proj.weight (E, E), no bias
+    LinearGrad proj;        // proj.weight, proj.bias
+    Tensor x;               // (b, T, d_out)
+} MHAPyTorchClassGrads;
+// dout (b, T, d_out), any upstream gradient
+MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor dout);
+void mha_pytorch_class_forget(MHAPyTorchClass *m);  // frees what the last forward kept
+
+// x.requires_grad_(); loss = m(x).sum(); loss.backward() (gradients.h
+// module_sum_backward): every parameter's .grad in named_parameters() order
+// (multihead_attn.in_proj_weight, multihead_attn.out_proj.weight,
+// proj.weight, proj.bias), and x's (b, T, d_out).
 Gradients mha_pytorch_class_sum_backward(MHAPyTorchClass *m, Tensor x);
 
 #endif

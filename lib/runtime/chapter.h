@@ -93,8 +93,10 @@ void setup_cell(const char *label, const char *code);
 //   CausalAttention ca = causal_attention("ca", d_in, d_out, context_length, 0.0, false);
 // Their parameters and dropout masks come from this run (drawn with --seed,
 // else read from the fixture: draws_source(), draws.h), and their forward()
-// keeps its locals for --dump (keep_recorder(), keep.h). The modules
-// themselves (lib/nn/) take both as arguments and know nothing of a chapter.
+// keeps its locals for --dump (keep_recorder(), keep.h): they compute
+// ATTENTION_RECORDED with --dump, else ATTENTION_FUSED (keep_mode(), nn/mode.h).
+// The modules themselves (lib/nn/) take all three as arguments and know
+// nothing of a chapter.
 // With --weights (weights.h) a module's parameters then come from a
 // state_dict file: weights_module_begin before it is made, weights_made_*
 // after, which checks the file as load_state_dict(strict=True) does.
@@ -169,25 +171,29 @@ static inline CausalAttention weights_made_ca_holding(CausalAttention m, MaskKin
 }
 #define causal_attention_holding(name, d_in, d_out, context_length, dropout, qkv_bias, kind)                    \
     (weights_module_begin(name),                                                                               \
-     weights_made_ca_holding(causal_attention_new(draws_source(), keep_recorder(), name, d_in, d_out,            \
-                                                  context_length, dropout, qkv_bias), kind))
+     weights_made_ca_holding(causal_attention_new(draws_source(), keep_recorder(), keep_mode(), name, d_in,     \
+                                                  d_out, context_length, dropout, qkv_bias),                   \
+                             kind))
 #define self_attention_v1(name, d_in, d_out)                                                                  \
-    (weights_module_begin(name),                                                                               \
-     weights_made_sa_v1(self_attention_v1_new(draws_source(), keep_recorder(), name, d_in, d_out)))
+    (weights_module_begin(name), weights_made_sa_v1(self_attention_v1_new(draws_source(), keep_recorder(),      \
+                                                                          keep_mode(), name, d_in, d_out)))
 #define self_attention_v2(name, d_in, d_out, qkv_bias)                                                        \
-    (weights_module_begin(name),                                                                               \
-     weights_made_sa_v2(self_attention_v2_new(draws_source(), keep_recorder(), name, d_in, d_out, qkv_bias)))
+    (weights_module_begin(name), weights_made_sa_v2(self_attention_v2_new(draws_source(), keep_recorder(),      \
+                                                                          keep_mode(), name, d_in, d_out,     \
+                                                                          qkv_bias)))
 #define causal_attention(name, d_in, d_out, context_length, dropout, qkv_bias)                                \
-    (weights_module_begin(name), weights_made_ca(causal_attention_new(draws_source(), keep_recorder(), name, d_in, \
-                                                                      d_out, context_length, dropout, qkv_bias)))
+    (weights_module_begin(name), weights_made_ca(causal_attention_new(draws_source(), keep_recorder(),          \
+                                                                      keep_mode(), name, d_in, d_out,         \
+                                                                      context_length, dropout, qkv_bias)))
 #define multihead_attention_wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)          \
     (weights_module_begin(name),                                                                               \
-     weights_made_wrapper(multihead_attention_wrapper_new(draws_source(), keep_recorder(), name, d_in, d_out,   \
-                                                          context_length, dropout, num_heads, qkv_bias)))
+     weights_made_wrapper(multihead_attention_wrapper_new(draws_source(), keep_recorder(), keep_mode(), name,   \
+                                                          d_in, d_out, context_length, dropout, num_heads,     \
+                                                          qkv_bias)))
 #define multihead_attention(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                  \
     (weights_module_begin(name),                                                                               \
-     weights_made_mha(multihead_attention_new(draws_source(), keep_recorder(), name, d_in, d_out, context_length, \
-                                              dropout, num_heads, qkv_bias)))
+     weights_made_mha(multihead_attention_new(draws_source(), keep_recorder(), keep_mode(), name, d_in, d_out,  \
+                                              context_length, dropout, num_heads, qkv_bias)))
 #define nn_dropout(name, p) dropout_new(draws_source(), name, p)  // torch.nn.Dropout(p)
 // multihead-attention.ipynb's classes: nn.Embedding(num, dim), and its
 // MultiHeadAttentionWrapper, which ends with an out_proj.
@@ -195,49 +201,50 @@ static inline CausalAttention weights_made_ca_holding(CausalAttention m, MaskKin
     embedding_new(draws_source(), name, num_embeddings, embedding_dim)
 #define multihead_attention_wrapper_out_proj(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)   \
     (weights_module_begin(name),                                                                               \
-     weights_made_wrapper(multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), name, d_in,  \
-                                                                   d_out, context_length, dropout, num_heads,   \
-                                                                   qkv_bias)))
+     weights_made_wrapper(multihead_attention_wrapper_out_proj_new(draws_source(), keep_recorder(), keep_mode(), \
+                                                                   name, d_in, d_out, context_length, dropout,  \
+                                                                   num_heads, qkv_bias)))
 
 // mha-implementations.ipynb's classes, named as the notebook names them, made
-// to run as torch runs them (their (T, T) tensors made: materialise.h). Their
-// forward()s' locals are not kept for --dump: only the outputs are.
+// to run as torch runs them: ATTENTION_MATERIALISED, their (T, T) tensors
+// made, one batch item's at a time (nn/mode.h, materialise.h). Their
+// forward()s' locals are not kept for --dump: only the outputs are. The SDPA
+// classes' stand-in is the fused attention: ATTENTION_FUSED.
+#define AS_TORCH ((ComputeMode){.attention = ATTENTION_MATERIALISED})
 #define Ch03_MHA_Wrapper(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                      \
     (weights_module_begin(name),                                                                               \
-     materialising_wrapper(weights_made_wrapper_as(                                                             \
-         multihead_attention_wrapper_out_proj_new(draws_source(), no_recorder(), name, d_in, d_out,              \
-                                                  context_length, dropout, num_heads, qkv_bias),                \
-         "Ch03_MHA_Wrapper")))
+     weights_made_wrapper_as(multihead_attention_wrapper_out_proj_new(draws_source(), no_recorder(), AS_TORCH,  \
+                                                                      name, d_in, d_out, context_length,      \
+                                                                      dropout, num_heads, qkv_bias),          \
+                             "Ch03_MHA_Wrapper"))
 #define Ch03_MHA(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                              \
     (weights_module_begin(name),                                                                               \
-     materialising_mha(weights_made_mha_as(multihead_attention_new(draws_source(), no_recorder(), name, d_in,    \
-                                                                   d_out, context_length, dropout, num_heads,   \
-                                                                   qkv_bias),                                   \
-                                           "Ch03_MHA")))
+     weights_made_mha_as(multihead_attention_new(draws_source(), no_recorder(), AS_TORCH, name, d_in, d_out,    \
+                                                 context_length, dropout, num_heads, qkv_bias),                \
+                         "Ch03_MHA"))
 #define MultiHeadAttentionCombinedQKV(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)         \
     (weights_module_begin(name),                                                                               \
-     materialising_combined_qkv(weights_made_combined_qkv(                                                      \
-         mha_combined_qkv_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length,       \
-                              dropout, qkv_bias),                                                               \
-         "MultiHeadAttentionCombinedQKV", true)))
+     weights_made_combined_qkv(mha_combined_qkv_new(draws_source(), no_recorder(), AS_TORCH, name, d_in, d_out, \
+                                                    num_heads, context_length, dropout, qkv_bias),             \
+                               "MultiHeadAttentionCombinedQKV", true))
 #define MHAEinsum(name, d_in, d_out, context_length, dropout, num_heads, qkv_bias)                             \
     (weights_module_begin(name),                                                                               \
-     materialising_einsum(weights_made_einsum(mha_einsum_new(draws_source(), no_recorder(), name, d_in, d_out,   \
-                                                             context_length, dropout, num_heads, qkv_bias))))
+     weights_made_einsum(mha_einsum_new(draws_source(), no_recorder(), AS_TORCH, name, d_in, d_out,             \
+                                        context_length, dropout, num_heads, qkv_bias)))
 #define MHAPyTorchScaledDotProduct(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
     (weights_module_begin(name),                                                                               \
-     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads,         \
-                                            context_length, dropout, qkv_bias),                                 \
+     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), (ComputeMode){.attention = ATTENTION_FUSED}, name, \
+                                            d_in, d_out, num_heads, context_length, dropout, qkv_bias),        \
                                "MHAPyTorchScaledDotProduct", false))
 #define MHAPyTorchSDPAWithoutFlash(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias)            \
     (weights_module_begin(name),                                                                               \
-     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), name, d_in, d_out, num_heads,         \
-                                            context_length, dropout, qkv_bias),                                 \
+     weights_made_combined_qkv(mha_sdpa_new(draws_source(), no_recorder(), (ComputeMode){.attention = ATTENTION_FUSED}, name, \
+                                            d_in, d_out, num_heads, context_length, dropout, qkv_bias),        \
                                "MHAPyTorchSDPAWithoutFlash", true))
 #define MHAPyTorchClass(name, d_in, d_out, num_heads, context_length, dropout, qkv_bias, need_weights)         \
     (weights_module_begin(name),                                                                               \
-     materialising_pytorch_class(weights_made_pytorch_class(mha_pytorch_class_new(                               \
-         draws_source(), no_recorder(), name, d_in, d_out, num_heads, context_length, dropout, qkv_bias,         \
-         need_weights))))
+     weights_made_pytorch_class(mha_pytorch_class_new(draws_source(), no_recorder(), AS_TORCH, name, d_in,      \
+                                                      d_out, num_heads, context_length, dropout, qkv_bias,     \
+                                                      need_weights)))
 
 #endif

@@ -21,11 +21,12 @@ static void record(void *ctx, const char *name, Tensor t) {
 }
 
 const Recorder *keep_recorder(void) {
-    // Without --dump a module is told that nobody records, and may then
-    // skip making tensors only the record would read (fused_attention).
+    // Without --dump, one that keeps nothing.
     static const Recorder recorder = {record, NULL}, nobody = {NULL, NULL};
     return dump ? &recorder : &nobody;
 }
+
+ComputeMode keep_mode(void) { return (ComputeMode){.attention = dump ? ATTENTION_RECORDED : ATTENTION_FUSED}; }
 
 const Recorder *no_recorder(void) {
     static const Recorder nobody = {NULL, NULL};

@@ -13,6 +13,7 @@
 #define LITATTN_KEEP_H
 
 #include "dump.h"
+#include "mode.h"
 #include "recorder.h"
 #include "tensor.h"
 
@@ -23,6 +24,9 @@ void keep_as(const char *name, const char *role, Tensor t);   // role "input", "
 void keep_long(const char *name, LongTensor t);              // an int64 tensor (token ids), role "output"
 const Recorder *keep_recorder(void);                          // keep(), for modules (a NULL record without --dump)
 const Recorder *no_recorder(void);                            // for modules whose locals --dump leaves out
+// How a module that reports to keep_recorder() computes: ATTENTION_RECORDED
+// with --dump (its locals are kept), else ATTENTION_FUSED (nn/mode.h).
+ComputeMode keep_mode(void);
 
 #define KEEP(x) keep(#x, (x))
 #define KEEP_LONG(x) keep_long(#x, (x))

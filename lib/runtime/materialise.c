@@ -20,36 +20,8 @@ bool materialising_fits(const char *instance, Size largest) {
     return false;
 }
 
-MultiHeadAttentionWrapper materialising_wrapper(MultiHeadAttentionWrapper m) {
-    for (int i = 0; i < m.num_heads; i++) m.heads[i].materialise = true;
-    return m;
-}
-
-MultiHeadAttention materialising_mha(MultiHeadAttention m) {
-    m.materialise = true;
-    return m;
-}
-
-MultiHeadAttentionCombinedQKV materialising_combined_qkv(MultiHeadAttentionCombinedQKV m) {
-    m.materialise = true;
-    return m;
-}
-
-MHAEinsum materialising_einsum(MHAEinsum m) {
-    m.materialise = true;
-    return m;
-}
-
-MHAPyTorchClass materialising_pytorch_class(MHAPyTorchClass m) {
-    m.materialise = true;
-    return m;
-}
-
-Tensor multihead_attention_forward_fused(const MultiHeadAttention *m, Tensor x) {
-    MultiHeadAttention fused = *m;
-    fused.materialise = false;
-    fused.rec = (Recorder){0};
-    return multihead_attention_forward(&fused, x);
+Tensor multihead_attention_forward_fused(MultiHeadAttention *m, Tensor x) {
+    return multihead_attention_forward_as(m, x, (ComputeMode){.attention = ATTENTION_FUSED});
 }
 
 void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b) {

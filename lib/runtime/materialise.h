@@ -1,6 +1,6 @@
 // materialise.h: the bonus notebook's implementations (mha-implementations.ipynb)
-// run as torch runs them, every (T, T) tensor made, and the exact fused
-// attention beside them.
+// run as torch runs them, every (T, T) tensor made (chapter.h makes them
+// ATTENTION_MATERIALISED, nn/mode.h), and the exact fused attention beside them.
 //
 // An implementation that materialises its scores is run only while its
 // largest (T, T) tensor fits the limit every tensor of a chapter keeps
@@ -24,15 +24,8 @@
 // the limit; if not, one note line says so and names the limit.
 bool materialising_fits(const char *instance, Size largest);
 
-// The module, set to make its (T, T) tensors as torch does.
-MultiHeadAttentionWrapper materialising_wrapper(MultiHeadAttentionWrapper m);
-MultiHeadAttention materialising_mha(MultiHeadAttention m);
-MultiHeadAttentionCombinedQKV materialising_combined_qkv(MultiHeadAttentionCombinedQKV m);
-MHAEinsum materialising_einsum(MHAEinsum m);
-MHAPyTorchClass materialising_pytorch_class(MHAPyTorchClass m);
-
-// m(x) with its attention fused (ops fused_attention): no (T, T) tensor.
-Tensor multihead_attention_forward_fused(const MultiHeadAttention *m, Tensor x);
+// m(x) with its attention fused (ATTENTION_FUSED, nn/mode.h): no (T, T) tensor.
+Tensor multihead_attention_forward_fused(MultiHeadAttention *m, Tensor x);
 
 // One line: whether a and b hold the same float32 bits (signs of zero and
 // NaN payloads included), and where they first differ if not.

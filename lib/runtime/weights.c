@@ -2,11 +2,14 @@
 #include "weights.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "pth.h"
 #include "print.h"
+#include "state_dict.h"
 
 #define MAX_KEYS 400    // a module's parameters (the wrapper: 64 heads of 6, and out_proj)
 #define MAX_MODULES 32  // modules one chapter makes, for the message naming them
@@ -89,87 +92,25 @@ static void add(char *msg, size_t len, const char *fmt, const char *a, const cha
     if (at + 1 < len) snprintf(msg + at, len - at, fmt, a, b, c);
 }
 
-// A shape as torch's message prints it: torch.Size([2, 3]).
-static void torch_size(Size s, char *buf, size_t len) {
-    int at = snprintf(buf, len, "torch.Size([");
-    for (int i = 0; i < s.ndim && at > 0 && (size_t)at < len; i++)
-        at += snprintf(buf + at, len - (size_t)at, "%s%lld", i ? ", " : "", (long long)s.dims[i]);
-    if (at > 0 && (size_t)at < len) snprintf(buf + at, len - (size_t)at, "])");
-}
-
-// Appends to order[] the keys under `prefix` ("" or "heads.0.") in torch's
-// state_dict order: keys[0, n_params) are parameters, the rest buffers.
-static void torch_order(const char *const *keys, const Size *sizes, int n_params, int n_all, const char *prefix,
-                        const char **order, Size *size, int *n) {
-    size_t len = strlen(prefix);
-    for (int pass = 0; pass < 2; pass++)  // its own parameters, then its own buffers
-        for (int i = pass ? n_params : 0; i < (pass ? n_all : n_params); i++)
-            if (!strncmp(keys[i], prefix, len) && !strchr(keys[i] + len, '.'))
-                order[*n] = keys[i], size[(*n)++] = sizes[i];
-    // Its submodules, each once, in the order of their first key.
-    for (int i = 0; i < n_all; i++) {
-        if (strncmp(keys[i], prefix, len) != 0) continue;  // (a key shorter than prefix among them)
-        const char *rest = keys[i] + len;
-        const char *dot = strchr(rest, '.');
-        if (!dot) continue;
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = !strncmp(keys[j], prefix, len) && !strncmp(keys[j] + len, rest, (size_t)(dot - rest) + 1);
-        if (seen) continue;
-        char sub[200];
-        snprintf(sub, sizeof sub, "%.*s", (int)(dot - keys[i]) + 1, keys[i]);
-        torch_order(keys, sizes, n_params, n_all, sub, order, size, n);
-    }
-}
-
 void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
                          Tensor *held) {
     if (w.at < 0) return;
     const char *path = w.file[w.at].path;
     const PthStateDict *sd = &w.file[w.at].sd;
-    // The module's state_dict() order (torch's _save_to_state_dict, and
-    // load_state_dict's missing keys): a module's own parameters, then its
-    // own buffers, then each submodule's keys likewise, the submodules in
-    // the order they first appear (in the order the module drew them).
-    const char *keys[MAX_KEYS * 2];
-    Size sizes_of[MAX_KEYS * 2];
+    // The module's keys in its state_dict() order, whatever order it drew
+    // them in, and the file's; load_state_dict(strict=True)'s check (nn/state_dict.h).
+    static StateKey made[MAX_KEYS * 2], own[MAX_KEYS * 2];
     int n_all = 0;
-    for (int i = 0; i < w.n_keys; i++) keys[n_all] = w.keys[i].key, sizes_of[n_all++] = w.keys[i].size;
+    for (int i = 0; i < w.n_keys; i++) made[n_all++] = (StateKey){w.keys[i].key, w.keys[i].size};
     for (int b = 0; b < n_buffers && n_all < MAX_KEYS * 2; b++)
-        keys[n_all] = buffer_keys[b], sizes_of[n_all++] = SIZE(context_length, context_length);
-    const char *order[MAX_KEYS * 2];
-    Size size[MAX_KEYS * 2];
-    int n = 0;
-    torch_order(keys, sizes_of, w.n_keys, n_all, "", order, size, &n);
-    // torch: "Error(s) in loading state_dict for CLASS:" then the missing
-    // keys, the unexpected keys, each size mismatch (its lines joined here).
-    static char missing[PTH_ERR_LEN], unexpected[PTH_ERR_LEN], sizes[PTH_ERR_LEN];
-    missing[0] = unexpected[0] = sizes[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        int k = find(sd, order[i]);
-        if (k < 0) {
-            add(missing, sizeof missing, "%s\"%s\"%s", missing[0] ? ", " : "", order[i], "");
-        } else if (!size_equal(shape(sd->tensors[k]), size[i])) {
-            char have[128], want[128];
-            torch_size(shape(sd->tensors[k]), have, sizeof have);
-            torch_size(size[i], want, sizeof want);
-            char line[400];
-            snprintf(line, sizeof line, "%ssize mismatch for %s: copying a param with shape %s from checkpoint, ",
-                     sizes[0] ? " " : "", order[i], have);
-            add(sizes, sizeof sizes, "%s%s%s", line, "the shape in current model is ", want);
-            add(sizes, sizeof sizes, "%s%s%s", ".", "", "");
-        }
-    }
-    for (int k = 0; k < sd->n; k++) {
-        int known = 0;
-        for (int i = 0; i < n && !known; i++) known = !strcmp(order[i], sd->keys[k]);
-        if (!known) add(unexpected, sizeof unexpected, "%s\"%s\"%s", unexpected[0] ? ", " : "", sd->keys[k], "");
-    }
-    if (missing[0] || unexpected[0] || sizes[0])
-        die(EXIT_BAD_INPUT, "%s: Error(s) in loading state_dict for %s:%s%s%s%s%s%s%s%s", path, cls,
-            missing[0] ? " Missing key(s) in state_dict: " : "", missing, missing[0] ? "." : "",
-            unexpected[0] ? " Unexpected key(s) in state_dict: " : "", unexpected, unexpected[0] ? "." : "",
-            sizes[0] ? " " : "", sizes);
+        made[n_all++] = (StateKey){buffer_keys[b], SIZE(context_length, context_length)};
+    state_dict_order(made, w.n_keys, n_all, own);
+    StateKey *file = xcalloc((size_t)sd->n + 1, sizeof *file, "a state_dict's keys");
+    for (int k = 0; k < sd->n; k++) file[k] = (StateKey){sd->keys[k], shape(sd->tensors[k])};
+    static char msg[STATE_DICT_ERR_LEN];
+    const bool strict_ok = state_dict_check_strict(cls, own, n_all, file, sd->n, msg, sizeof msg);
+    free(file);
+    if (!strict_ok) die(EXIT_BAD_INPUT, "%s: %s", path, msg);
     // The buffers: held whole, they take the file's values (buffer.copy_(...));
     // else litattn makes the causal mask itself, and it must be that one.
     for (int b = 0; b < n_buffers; b++) {

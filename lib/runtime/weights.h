@@ -17,7 +17,7 @@
 // two classes, and the bonus notebook's Ch03_MHA_Wrapper, Ch03_MHA,
 // MultiHeadAttentionCombinedQKV, MHAEinsum, MHAPyTorchScaledDotProduct,
 // MHAPyTorchSDPAWithoutFlash and MHAPyTorchClass. Checked as
-// load_state_dict(strict=True) checks, in one line that names the file,
+// load_state_dict(strict=True) checks (nn/state_dict.h, the one check), in one line that names the file,
 // exit 1: the keys missing from the file, the keys the module does not have,
 // each shape (torch's words, and its state_dict() order: a module's own
 // parameters, its own buffers, then its submodules', whatever order the
