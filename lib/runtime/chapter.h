@@ -13,6 +13,8 @@
 //
 // The program's name, its book variant and whether it draws at random come
 // from the chapter table (chapters/chapters.txt), through the build.
+// chapter_begin fills the chapter's one run (run.h), which every call below
+// passes to runtime/'s units; the chapter itself never names it.
 // Every failure (bad option, bad fixture) ends the program with one line on
 // stderr: exit 2 for usage, 1 for bad input.
 #ifndef LITATTN_CHAPTER_H

@@ -1,5 +1,4 @@
 // print.h: Python's print(), for the notebook's values. A chapter writes
-// (chapter.h's print(...) is run_print(run, ...) on the chapter's run)
 //
 //   print("Attention weights:", attn_weights_2_tmp);
 //   print(context_vecs);
@@ -12,7 +11,8 @@
 // compiler (_Generic): a Tensor prints as torch prints it (tensor_repr.h), a
 // Size as torch.Size([...]), a string as itself, an int as Python prints an
 // int, a double as Python prints a float (its repr), a bool as True/False.
-// Up to 8 arguments.
+// Up to 8 arguments. chapter.h's print(...) is run_print(run, ...) on the
+// chapter's run (nothing printed in a setup cell); print_note needs no run.
 #ifndef LITATTN_PRINT_H
 #define LITATTN_PRINT_H
 
