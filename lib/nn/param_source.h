@@ -6,7 +6,8 @@
 // the fixtures name it ("ca.W_query.weight", "mha.dropout.noise"), so that a
 // source can look it up. Two sources exist:
 //  - the chapter runtime's (runtime/draws.h): drawn in C by PyTorch's
-//    generator with --seed, else read from the fixture;
+//    generator with --seed, else read from the fixture; its ctx is the
+//    chapter's run (runtime/run.h), whose generator and fixture it uses;
 //  - param_source_random below: every value drawn from any RandomSource, as
 //    PyTorch's CPU kernels draw it (tests, and code outside a chapter).
 #ifndef LITATTN_PARAM_SOURCE_H

@@ -4,7 +4,8 @@
 // PyTorch's, tensor by tensor. A module does not know where they go: whoever
 // makes it passes a Recorder down, as llm.c hands its forward pass an
 // activations struct. The chapter runtime's writes them to --dump
-// (runtime/keep.h); a Recorder whose `record` is NULL keeps nothing.
+// (runtime/keep.h; its ctx is the chapter's run, whose dump it writes to); a
+// Recorder whose `record` is NULL keeps nothing.
 //
 //   RECORD(&m->rec, m->name, attn_scores);     // "ca.attn_scores"
 #ifndef LITATTN_RECORDER_H

@@ -13,6 +13,8 @@
 //
 // The program's name, its book variant and whether it draws at random come
 // from the chapter table (chapters/chapters.txt), through the build.
+// chapter_begin fills the chapter's one run (run.h), which every call below
+// passes to runtime/'s units; the chapter itself never names it.
 // Every failure (bad option, bad fixture) ends the program with one line on
 // stderr: exit 2 for usage, 1 for bad input.
 #ifndef LITATTN_CHAPTER_H
@@ -36,6 +38,7 @@
 #include "pcg32.h"
 #include "pretty.h"
 #include "print.h"
+#include "run.h"
 #include "self_attention.h"
 #include "state_dict.h"
 #include "tensor.h"
@@ -66,6 +69,55 @@ extern const struct BuiltinFiles litattn_builtin_files;
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code
 
+// The run chapter_start made (run.h): the one state of a chapter. Every unit
+// of runtime/ takes it as its first argument; a chapter names it nowhere, as
+// a notebook names no run: the calls below pass it.
+Run *chapter_run(void);
+// draws.h
+#define manual_seed(...) manual_seed(chapter_run(), __VA_ARGS__)
+#define manual_seed_at(...) manual_seed_at(chapter_run(), __VA_ARGS__)
+#define manual_seed_in_process(...) manual_seed_in_process(chapter_run(), __VA_ARGS__)
+#define initial_seed() initial_seed(chapter_run())
+#define default_generator(...) default_generator(chapter_run(), __VA_ARGS__)
+#define draw_rand(...) draw_rand(chapter_run(), __VA_ARGS__)
+#define draw_randn(...) draw_randn(chapter_run(), __VA_ARGS__)
+#define draws_source() draws_source(chapter_run())
+// keep.h
+#define keep(...) keep(chapter_run(), __VA_ARGS__)
+#define keep_as(...) keep_as(chapter_run(), __VA_ARGS__)
+#define keep_long(...) keep_long(chapter_run(), __VA_ARGS__)
+#define keep_recorder() keep_recorder(chapter_run())
+#define keep_mode() keep_mode(chapter_run())
+#define KEEP(x) keep(#x, (x))
+#define KEEP_LONG(x) keep_long(#x, (x))
+// config.h
+#define input_tensor(...) input_tensor(chapter_run(), __VA_ARGS__)
+#define has_input(...) has_input(chapter_run(), __VA_ARGS__)
+#define expect_output(...) expect_output(chapter_run(), __VA_ARGS__)
+#define setting_int(...) setting_int(chapter_run(), __VA_ARGS__)
+#define setting_int_dividing(...) setting_int_dividing(chapter_run(), __VA_ARGS__)
+#define setting_int_silent(...) setting_int_silent(chapter_run(), __VA_ARGS__)
+#define setting_float(...) setting_float(chapter_run(), __VA_ARGS__)
+#define setting_bool(...) setting_bool(chapter_run(), __VA_ARGS__)
+// print.h, pretty.h, grads.h, materialise.h
+#define print(...) run_print(chapter_run(), __VA_ARGS__)
+#define display_state_dict(...) display_state_dict(chapter_run(), __VA_ARGS__)
+#define keep_grads(...) keep_grads(chapter_run(), __VA_ARGS__)
+#define print_grad_shapes(...) print_grad_shapes(chapter_run(), __VA_ARGS__)
+#define print_same_bits(...) print_same_bits(chapter_run(), __VA_ARGS__)
+#define check_input_size(...) check_input_size(chapter_run(), __VA_ARGS__)
+// loader.h, checkpoint.h
+#define read_text(...) read_text(chapter_run(), __VA_ARGS__)
+#define tiktoken_get_encoding(...) tiktoken_get_encoding(chapter_run(), __VA_ARGS__)
+#define tokenizer_encode(...) tokenizer_encode(chapter_run(), __VA_ARGS__)
+#define create_dataloader(...) create_dataloader(chapter_run(), __VA_ARGS__)
+#define first_batch(...) first_batch(chapter_run(), __VA_ARGS__)
+#define torch_save(...) torch_save(chapter_run(), __VA_ARGS__)
+#define torch_load(...) torch_load(chapter_run(), __VA_ARGS__)
+// weights.h: the module macros below
+#define weights_module_begin(...) weights_module_begin(chapter_run(), __VA_ARGS__)
+#define weights_module_made(...) weights_module_made(chapter_run(), __VA_ARGS__)
+
 // A cell's marker line, ">>> <label>: <code>", where code is the cell's first
 // line exactly as the notebook has it, so a search for a book line finds the
 // C. The labels:
@@ -92,11 +144,11 @@ void setup_cell(const char *label, const char *code);
 // variable name ("ca"): `CausalAttention(d_in, d_out, context_length, 0.0)` is
 //   CausalAttention ca = causal_attention("ca", d_in, d_out, context_length, 0.0, false);
 // Their parameters and dropout masks come from this run (drawn with --seed,
-// else read from the fixture: draws_source(), draws.h), and their forward()
-// keeps its locals for --dump (keep_recorder(), keep.h): they compute
-// ATTENTION_RECORDED with --dump, else ATTENTION_FUSED (keep_mode(), nn/mode.h).
-// The modules themselves (lib/nn/) take all three as arguments and know
-// nothing of a chapter.
+// else read from the fixture: draws_source(), draws.h, the run its ctx), and
+// their forward() keeps its locals for --dump (keep_recorder(), keep.h): they
+// compute ATTENTION_RECORDED with --dump, else ATTENTION_FUSED (keep_mode(),
+// nn/mode.h). The modules themselves (lib/nn/) take all three as arguments
+// and know nothing of a chapter.
 // With --weights (weights.h) a module's parameters then come from a
 // state_dict file: weights_module_begin before it is made, weights_made_*
 // after, which checks the file as load_state_dict(strict=True) does.
@@ -124,8 +176,8 @@ static inline MultiHeadAttention weights_made_mha(MultiHeadAttention m) {
     return weights_made_mha_as(m, "MultiHeadAttention");
 }
 static inline MultiHeadAttentionWrapper weights_made_wrapper_as(MultiHeadAttentionWrapper m, const char *cls) {
-    static char keys[MAX_HEADS][32];  // heads.0.mask, ...: each head's own buffer
-    static const char *masks[MAX_HEADS];
+    char keys[MAX_HEADS][32];  // heads.0.mask, ...: each head's own buffer
+    const char *masks[MAX_HEADS];
     for (int i = 0; i < m.num_heads; i++) snprintf(keys[i], sizeof keys[i], "heads.%d.mask", i), masks[i] = keys[i];
     weights_module_made(cls, m.num_heads, masks, m.num_heads ? m.heads[0].context_length : 0, NULL);
     return m;

@@ -11,21 +11,19 @@
 #include "print.h"
 #include "pth.h"
 
-static char dir[PATH_MAX];   // the temporary directory, "" until the first save
-static char file[PATH_MAX];  // the file last written in it
-
-static void path_of(const char *name, char *out, size_t len) {
+static void path_of(const char *dir, const char *name, char *out, size_t len) {
     if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
         die(EXIT_BAD_INPUT, "torch.save: expected a plain file name, found '%s'", name);
     if ((size_t)snprintf(out, len, "%s/%s", dir, name) >= len)
         die(EXIT_BAD_INPUT, "torch.save: %s/%s: expected a path of fewer than %zu bytes", dir, name, len);
 }
 
-void torch_save(const StateDict *sd, const char *name) {
+void torch_save(Run *run, const StateDict *sd, const char *name) {
+    char *dir = run->checkpoint.dir;
     if (!dir[0]) {
         const char *tmp = getenv("TMPDIR");
         if (!tmp || !*tmp) tmp = "/tmp";
-        if ((size_t)snprintf(dir, sizeof dir, "%s/litattn.XXXXXX", tmp) >= sizeof dir)
+        if ((size_t)snprintf(dir, sizeof run->checkpoint.dir, "%s/litattn.XXXXXX", tmp) >= sizeof run->checkpoint.dir)
             die(EXIT_BAD_INPUT, "$TMPDIR: expected a directory path of fewer than %d bytes", PATH_MAX - 16);
         if (!mkdtemp(dir)) {
             char shown[PATH_MAX];
@@ -34,27 +32,27 @@ void torch_save(const StateDict *sd, const char *name) {
             die(EXIT_BAD_INPUT, "%s: expected to make a temporary directory for %s, found it cannot be made", shown,
                 name);
         }
-        error_on_cleanup(checkpoint_cleanup);
         char note[300];
         snprintf(note, sizeof note, "%s written to a directory of its own in $TMPDIR (litattn.XXXXXX), "
                  "removed at the end: a chapter leaves nothing in the working directory", name);
         print_note("#", note);
     }
     char path[PATH_MAX];
-    path_of(name, path, sizeof path);
+    path_of(dir, name, path, sizeof path);
     // The state_dict's tensors as pth writes them: its keys, in order.
     char *keys[STATE_DICT_MAX];
     Tensor tensors[STATE_DICT_MAX];
     for (int i = 0; i < sd->n; i++) keys[i] = (char *)sd->entry[i].key, tensors[i] = sd->entry[i].value;
     PthStateDict out = {.n = sd->n, .keys = keys, .tensors = tensors};
     pth_write(path, &out);
-    snprintf(file, sizeof file, "%s", path);
+    snprintf(run->checkpoint.file, sizeof run->checkpoint.file, "%s", path);
 }
 
-StateDict torch_load(const char *name) {
+StateDict torch_load(const Run *run, const char *name) {
     char path[PATH_MAX];
-    if (!dir[0]) die(EXIT_BAD_INPUT, "torch.load: %s: expected a file torch.save wrote, found none", name);
-    path_of(name, path, sizeof path);
+    if (!run->checkpoint.dir[0])
+        die(EXIT_BAD_INPUT, "torch.load: %s: expected a file torch.save wrote, found none", name);
+    path_of(run->checkpoint.dir, name, path, sizeof path);
     PthStateDict in = pth_read(path);
     if (in.n > STATE_DICT_MAX)
         die(EXIT_BAD_INPUT, "%s: expected a state_dict of at most %d entries, found %d", path, STATE_DICT_MAX, in.n);
@@ -70,7 +68,7 @@ StateDict torch_load(const char *name) {
     return sd;
 }
 
-void checkpoint_cleanup(void) {
-    if (file[0]) unlink(file), file[0] = '\0';
-    if (dir[0]) rmdir(dir), dir[0] = '\0';
+void checkpoint_cleanup(Run *run) {
+    if (run->checkpoint.file[0]) unlink(run->checkpoint.file), run->checkpoint.file[0] = '\0';
+    if (run->checkpoint.dir[0]) rmdir(run->checkpoint.dir), run->checkpoint.dir[0] = '\0';
 }

@@ -15,16 +15,17 @@
 
 #include <stdbool.h>
 
-#include "fixture.h"
+#include "run.h"
 #include "settings.h"
 #include "tensor.h"
 
-void config_begin(Fixture *fx);  // chapter_start calls it: the fixture read
+// Each reads the run's fixture (run->fixture); a chapter calls them without
+// the run (chapter.h passes its own).
 
 // The fixture's dataset `name`, float32 of shape `want` (SIZE_ANY: any length
 // on that axis). Kept for --dump with role "input".
-Tensor input_tensor(const char *name, Size want);
-bool has_input(const char *name);
+Tensor input_tensor(Run *run, const char *name, Size want);
+bool has_input(const Run *run, const char *name);
 
 // An output the fixture records (a gradient): float32 of shape `want`, or,
 // too large to commit, a digest "<name>.sha256" with "<name>.shape" that
@@ -32,18 +33,18 @@ bool has_input(const char *name);
 // or with another type or shape, ends the chapter in one line. With sizes
 // of one's own (--context-len, --batch-size) nothing is checked: the
 // fixture's outputs are of the book's sizes.
-void expect_output(const char *name, Size want);
+void expect_output(const Run *run, const char *name, Size want);
 
-int setting_int(const char *name, int book);
-// The command line's value of an int setting (--context-len N is context_len):
-// setting_int then gives it instead of the fixture's, with the note.
-void config_override(const char *name, int value, const char *option);
+// The command line's value of an int setting (--context-len N is
+// context_len, --batch-size B batch_size), when given, else the fixture's;
+// with the note where it is not the book's.
+int setting_int(const Run *run, const char *name, int book);
 // setting_int of a count that must divide `width` (num_heads of embed_dim:
 // `assert d_out % num_heads == 0`), refused in one line if it does not.
-int setting_int_dividing(const char *name, int book, int width, const char *width_name);
+int setting_int_dividing(const Run *run, const char *name, int book, int width, const char *width_name);
 // The value setting_int would give, checked as it would be, without its note.
-int setting_int_silent(const char *name, int book);
-double setting_float(const char *name, double book);
-bool setting_bool(const char *name, bool book);
+int setting_int_silent(const Run *run, const char *name, int book);
+double setting_float(const Run *run, const char *name, double book);
+bool setting_bool(const Run *run, const char *name, bool book);
 
 #endif

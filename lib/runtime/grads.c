@@ -9,25 +9,25 @@
 #include "keep.h"
 #include "print.h"
 
-static void keep_grad(const char *name, Tensor grad) {
-    expect_output(name, shape(grad));
-    keep(name, grad);
+static void keep_grad(Run *run, const char *name, Tensor grad) {
+    expect_output(run, name, shape(grad));
+    keep(run, name, grad);
 }
 
-const Gradients *keep_grads(const Gradients *g, const char *input) {
+const Gradients *keep_grads(Run *run, const Gradients *g, const char *input) {
     char name[160];
     for (int i = 0; i < g->n; i++) {
         snprintf(name, sizeof name, "%s.%s.grad", g->module, g->param[i].key);
-        keep_grad(name, g->param[i].grad);
+        keep_grad(run, name, g->param[i].grad);
     }
     snprintf(name, sizeof name, "%s.grad", input);
-    keep_grad(name, g->x);
+    keep_grad(run, name, g->x);
     return g;
 }
 
-void print_grad_shapes(const Gradients *g, const char *input) {
-    for (int i = 0; i < g->n; i++) print(g->param[i].key, shape(g->param[i].grad));
+void print_grad_shapes(const Run *run, const Gradients *g, const char *input) {
+    for (int i = 0; i < g->n; i++) run_print(run, g->param[i].key, shape(g->param[i].grad));
     char name[160];
     snprintf(name, sizeof name, "%s.grad:", input);
-    print(name, shape(g->x));
+    run_print(run, name, shape(g->x));
 }

@@ -17,14 +17,15 @@
 #define LITATTN_GRADS_H
 
 #include "gradients.h"
+#include "run.h"
 
-// Keeps every gradient of g, and x's as "<input>.grad", after checking the
-// fixture's record of each. Returns g.
-const Gradients *keep_grads(const Gradients *g, const char *input);
+// Keeps every gradient of g, and x's as "<input>.grad", in the run's dump,
+// after checking the run's fixture's record of each. Returns g.
+const Gradients *keep_grads(Run *run, const Gradients *g, const char *input);
 
 // for name, param in m.named_parameters(): print(name, param.grad.shape)
 // print("<input>.grad:", x.grad.shape): the shapes only, where the values are
 // millions (the bonus notebook's; --dump keeps them).
-void print_grad_shapes(const Gradients *g, const char *input);
+void print_grad_shapes(const Run *run, const Gradients *g, const char *input);
 
 #endif

@@ -1,34 +1,28 @@
 // keep.c: see keep.h.
 #include "keep.h"
 
-static Dump *dump;
-
-void keep_begin(Dump *d) { dump = d; }
-
-void keep_as(const char *name, const char *role, Tensor t) {
-    if (dump) dump_write(dump, name, role, t);
+void keep_as(Run *run, const char *name, const char *role, Tensor t) {
+    if (run->dump) dump_write(run->dump, name, role, t);
 }
 
-void keep(const char *name, Tensor t) { keep_as(name, "output", t); }
+void keep(Run *run, const char *name, Tensor t) { keep_as(run, name, "output", t); }
 
-void keep_long(const char *name, LongTensor t) {
-    if (dump) dump_write_long(dump, name, "output", t);
+void keep_long(Run *run, const char *name, LongTensor t) {
+    if (run->dump) dump_write_long(run->dump, name, "output", t);
 }
 
-static void record(void *ctx, const char *name, Tensor t) {
-    (void)ctx;
-    keep(name, t);
-}
+static void record(void *ctx, const char *name, Tensor t) { keep((Run *)ctx, name, t); }
 
-const Recorder *keep_recorder(void) {
-    // Without --dump, one that keeps nothing.
-    static const Recorder recorder = {record, NULL}, nobody = {NULL, NULL};
-    return dump ? &recorder : &nobody;
-}
+// Keeps nothing: a module told so may skip making tensors only a record
+// would read (fused_attention).
+static const Recorder nobody = {NULL, NULL};
 
-ComputeMode keep_mode(void) { return (ComputeMode){.attention = dump ? ATTENTION_RECORDED : ATTENTION_FUSED}; }
+void keep_begin(Run *run) { run->recorder = (Recorder){record, run}; }
 
-const Recorder *no_recorder(void) {
-    static const Recorder nobody = {NULL, NULL};
-    return &nobody;
+const Recorder *keep_recorder(const Run *run) { return run->dump ? &run->recorder : &nobody; }
+
+const Recorder *no_recorder(void) { return &nobody; }
+
+ComputeMode keep_mode(const Run *run) {
+    return (ComputeMode){.attention = run->dump ? ATTENTION_RECORDED : ATTENTION_FUSED};
 }

@@ -6,29 +6,29 @@
 //   keep("attn_weights_2.sum()", s);            // an expression the notebook printed
 //
 // The modules' forward() locals ("ca.attn_scores") come through
-// keep_recorder(), the Recorder (nn/recorder.h) that the chapter macros of
-// chapter.h hand them. A name kept again replaces the earlier value, as a
-// notebook variable does when a later cell assigns it.
+// keep_recorder(run), the Recorder (nn/recorder.h) that the chapter macros of
+// chapter.h hand them: its ctx is the run, whose dump it writes to. A name
+// kept again replaces the earlier value, as a notebook variable does when a
+// later cell assigns it. A chapter writes KEEP(x) and keep(name, t):
+// chapter.h passes its run.
 #ifndef LITATTN_KEEP_H
 #define LITATTN_KEEP_H
 
-#include "dump.h"
 #include "mode.h"
 #include "recorder.h"
+#include "run.h"
 #include "tensor.h"
 
-void keep_begin(Dump *dump);  // chapter_start calls it; NULL without --dump
+void keep_begin(Run *run);  // chapter_start calls it, run->dump made (NULL without --dump)
 
-void keep(const char *name, Tensor t);                        // role "output"
-void keep_as(const char *name, const char *role, Tensor t);   // role "input", "weight", "random" or "output"
-void keep_long(const char *name, LongTensor t);              // an int64 tensor (token ids), role "output"
-const Recorder *keep_recorder(void);                          // keep(), for modules (a NULL record without --dump)
-const Recorder *no_recorder(void);                            // for modules whose locals --dump leaves out
+void keep(Run *run, const char *name, Tensor t);                       // role "output"
+void keep_as(Run *run, const char *name, const char *role, Tensor t);  // "input", "weight", "random" or "output"
+void keep_long(Run *run, const char *name, LongTensor t);             // an int64 tensor (token ids), role "output"
+// keep(), for modules, ctx the run (a NULL record without --dump).
+const Recorder *keep_recorder(const Run *run);
+const Recorder *no_recorder(void);  // for modules whose locals --dump leaves out
 // How a module that reports to keep_recorder() computes: ATTENTION_RECORDED
 // with --dump (its locals are kept), else ATTENTION_FUSED (nn/mode.h).
-ComputeMode keep_mode(void);
-
-#define KEEP(x) keep(#x, (x))
-#define KEEP_LONG(x) keep_long(#x, (x))
+ComputeMode keep_mode(const Run *run);
 
 #endif

@@ -18,38 +18,18 @@
 #include "print.h"
 #include "utf8.h"
 
-static struct {
-    const char *text_path;  // --text, or NULL
-    const char *vocab_path; // --vocab, or NULL
-    const BuiltinFiles *files;  // the book's text and the vocabulary, built in
-    Fixture *fixture;
-    Bpe *bpe;
-    char *text;             // the text read (newlines translated)
-    char source[4200];
-    GPTDatasetV1 dataset;
-    Text ids_of;            // the text whose ids are `ids` (allowed_ids)
-    LongTensor ids;
-} ld;
-
-void loader_begin(const char *text_path, const char *vocab_path, const BuiltinFiles *files, Fixture *fx) {
-    ld.text_path = text_path;
-    ld.vocab_path = vocab_path;
-    ld.files = files;
-    ld.fixture = fx;
-}
-
 // A file built into the chapter: its bytes, or one line naming what is missing.
-static const BuiltinFile *builtin(const char *name, const char *option) {
-    const BuiltinFile *f = locate_builtin_file(ld.files, name);
+static const BuiltinFile *builtin(const Run *run, const char *name, const char *option) {
+    const BuiltinFile *f = locate_builtin_file(run->files, name);
     if (!f) die(EXIT_BAD_INPUT, "%s (built in): expected the build to have put it into this program, found none (%s "
                 "FILE reads one)", name, option);
     return f;
 }
 
-void loader_end(void) {
-    bpe_free(ld.bpe);
-    free(ld.text);
-    ld.bpe = NULL, ld.text = NULL;
+void loader_end(Run *run) {
+    bpe_free(run->loader.bpe);
+    free(run->loader.text);
+    run->loader.bpe = NULL, run->loader.text = NULL;
 }
 
 static const char *kind_of(mode_t mode) {
@@ -122,20 +102,21 @@ static size_t translate_newlines(char *s, size_t n) {
     return w;
 }
 
-Text read_text(const char *book_file) {
+Text read_text(Run *run, const char *book_file) {
+    const char *text_path = run->opt.text;
     char shown[4200];
     size_t n = 0;
     char *bytes;
-    if (ld.text_path) {
-        text_escape(shown, sizeof shown, ld.text_path);
-        bytes = read_file(ld.text_path, shown, "--text", "UTF-8 text", &n);
+    if (text_path) {
+        text_escape(shown, sizeof shown, text_path);
+        bytes = read_file(text_path, shown, "--text", "UTF-8 text", &n);
         print_note("# raw_text read from --text here; the book reads", book_file);
-    } else if (fixture_has_attr(ld.fixture, "text")) {
+    } else if (fixture_has_attr(run->fixture, "text")) {
         // A sweep configuration's own text, at most 64 KiB (fixture.h).
         char err[FIXTURE_ERR_LEN];
         size_t cap = 64 * 1024 + 1;
         bytes = xmalloc(cap, "the fixture's text");
-        if (!fixture_attr_string(ld.fixture, "text", bytes, cap, err)) free(bytes), die(EXIT_BAD_INPUT, "%s", err);
+        if (!fixture_attr_string(run->fixture, "text", bytes, cap, err)) free(bytes), die(EXIT_BAD_INPUT, "%s", err);
         n = strlen(bytes);
         snprintf(shown, sizeof shown, "%s: attribute 'text'", error_input());
         char note[160];
@@ -143,7 +124,7 @@ Text read_text(const char *book_file) {
         print_note(note, book_file);
     } else {
         // The book's file, built into the chapter (its copy in fixtures/gpt2/).
-        const BuiltinFile *f = builtin(book_file, "--text");
+        const BuiltinFile *f = builtin(run, book_file, "--text");
         snprintf(shown, sizeof shown, "%s (built in)", book_file);
         bytes = xmalloc(f->size + 1, "the built-in text");
         memcpy(bytes, f->bytes, f->size);
@@ -157,44 +138,46 @@ Text read_text(const char *book_file) {
             "0x%02x at byte offset %zu that is not UTF-8", shown, byte, bad);
     }
     n = translate_newlines(bytes, n);
-    free(ld.text);
-    ld.text = bytes;
-    snprintf(ld.source, sizeof ld.source, "%s", shown);
-    return (Text){bytes, n, ld.source};
+    free(run->loader.text);
+    run->loader.text = bytes;
+    snprintf(run->loader.source, sizeof run->loader.source, "%s", shown);
+    return (Text){bytes, n, run->loader.source};
 }
 
-Tokenizer tiktoken_get_encoding(const char *name) {
+Tokenizer tiktoken_get_encoding(Run *run, const char *name) {
     if (strcmp(name, "gpt2") != 0) die_internal("tiktoken.get_encoding('%s'): only gpt2 is here", name);
-    if (!ld.bpe) {
+    const char *vocab_path = run->opt.vocab;
+    Bpe **bpe = &run->loader.bpe;
+    if (!*bpe) {
         char err[512];
-        if (ld.vocab_path) {
+        if (vocab_path) {
             // --vocab FILE: read as --text is (a regular file, at most 64 MiB), then parsed.
             char shown[4200];
             size_t n = 0;
-            text_escape(shown, sizeof shown, ld.vocab_path);
-            char *bytes = read_file(ld.vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
-            ld.bpe = bpe_load_mem(bytes, n, err, sizeof err);
+            text_escape(shown, sizeof shown, vocab_path);
+            char *bytes = read_file(vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
+            *bpe = bpe_load_mem(bytes, n, err, sizeof err);
             free(bytes);
-            if (!ld.bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
-            if (!ld.bpe)
+            if (!*bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
+            if (!*bpe)
                 die(EXIT_BAD_INPUT, "%s: --vocab: expected GPT-2's vocabulary as tiktoken writes it (\"<base64> "
                     "<rank>\" lines, %u tokens), found %s", shown, BPE_GPT2_N_RANKS, err);
         } else {
-            const BuiltinFile *f = builtin("gpt2.tiktoken", "--vocab");
-            ld.bpe = bpe_load_mem(f->bytes, f->size, err, sizeof err);
-            if (!ld.bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
-            if (!ld.bpe) die(EXIT_BAD_INPUT, "gpt2.tiktoken (built in): %s", err);
+            const BuiltinFile *f = builtin(run, "gpt2.tiktoken", "--vocab");
+            *bpe = bpe_load_mem(f->bytes, f->size, err, sizeof err);
+            if (!*bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
+            if (!*bpe) die(EXIT_BAD_INPUT, "gpt2.tiktoken (built in): %s", err);
         }
     }
-    return (Tokenizer){ld.bpe};
+    return (Tokenizer){*bpe};
 }
 
 // The ids of `text` with <|endoftext|> allowed (id 50256), made once per
 // text: the notebook encodes its text twice (In [2]'s encoded_text and the
 // dataset's token_ids), and both are these ids wherever tiktoken's encode()
 // does not raise, that is wherever the text holds no <|endoftext|>.
-static LongTensor allowed_ids(Tokenizer tok, Text text) {
-    if (ld.ids_of.bytes == text.bytes && ld.ids_of.len == text.len) return ld.ids;
+static LongTensor allowed_ids(Run *run, Tokenizer tok, Text text) {
+    if (run->loader.ids_bytes == text.bytes && run->loader.ids_len == text.len) return run->loader.ids;
     BpeIds ids = {0};
     size_t where;
     BpeStatus st = bpe_encode(tok.bpe, text.bytes, text.len, BPE_SPECIAL_ALLOW, &ids, &where);
@@ -205,11 +188,11 @@ static LongTensor allowed_ids(Tokenizer tok, Text text) {
     LongTensor t = long_tensor_empty(SIZE((int)ids.len));
     for (size_t i = 0; i < ids.len; i++) t.data[i] = ids.ids[i];
     bpe_ids_free(&ids);
-    ld.ids_of = text, ld.ids = t;
+    run->loader.ids_bytes = text.bytes, run->loader.ids_len = text.len, run->loader.ids = t;
     return t;
 }
 
-LongTensor tokenizer_encode(Tokenizer tokenizer, Text text) {
+LongTensor tokenizer_encode(Run *run, Tokenizer tokenizer, Text text) {
     // tiktoken's encode(text) raises ValueError at the first <|endoftext|>.
     static const char special[] = BPE_ENDOFTEXT_TEXT;
     const size_t k = sizeof special - 1;
@@ -221,25 +204,25 @@ LongTensor tokenizer_encode(Tokenizer tokenizer, Text text) {
         print_note("#", note);
         break;
     }
-    return allowed_ids(tokenizer, text);
+    return allowed_ids(run, tokenizer, text);
 }
 
-DataLoader create_dataloader(Text txt, int batch_size, int max_length, int stride, bool shuffle) {
+DataLoader create_dataloader(Run *run, Text txt, int batch_size, int max_length, int stride, bool shuffle) {
     // tokenizer = tiktoken.get_encoding("gpt2")
-    Tokenizer tokenizer = tiktoken_get_encoding("gpt2");
+    Tokenizer tokenizer = tiktoken_get_encoding(run, "gpt2");
     // token_ids = tokenizer.encode(txt, allowed_special={'<|endoftext|>'})
-    LongTensor token_ids = allowed_ids(tokenizer, txt);
-    keep_long("token_ids", token_ids);
+    LongTensor token_ids = allowed_ids(run, tokenizer, txt);
+    keep_long(run, "token_ids", token_ids);
     long n = long_numel(token_ids);
     if (n <= max_length)
         die(EXIT_BAD_INPUT, "%s: expected more than max_length = %d tokens for one window of GPTDatasetV1 "
             "(len(token_ids) > max_length), found %ld token%s", txt.source, max_length, n, n == 1 ? "" : "s");
-    ld.dataset = gpt_dataset_v1(token_ids.data, n, max_length, stride);
-    return data_loader(&ld.dataset, batch_size, shuffle, false);
+    run->loader.dataset = gpt_dataset_v1(token_ids.data, n, max_length, stride);
+    return data_loader(&run->loader.dataset, batch_size, shuffle, false);
 }
 
-void first_batch(DataLoader *dataloader, LongTensor *x, LongTensor *y) {
-    TorchGenerator *g = default_generator("the DataLoader's shuffle");
+void first_batch(Run *run, DataLoader *dataloader, LongTensor *x, LongTensor *y) {
+    TorchGenerator *g = default_generator(run, "the DataLoader's shuffle");
     data_loader_iter(dataloader, g);
     if (!data_loader_next(dataloader, g, x, y)) die(EXIT_BAD_INPUT, "the DataLoader gave no batch");
 }

@@ -23,17 +23,18 @@
 #include <stddef.h>
 
 #include "dataset.h"
-#include "fixture.h"
-#include "locate.h"
+#include "run.h"
 #include "tensor.h"
 
 // The largest text a chapter reads: 64 MiB (about 16 M tokens, whose int64
 // ids take 128 MiB). Past it the chapter stops before reading a byte.
 #define LOADER_MAX_TEXT_BYTES ((size_t)64 << 20)
 
-// chapter_start calls it: --text and --vocab (NULL: the files built in).
-void loader_begin(const char *text_path, const char *vocab_path, const BuiltinFiles *files, Fixture *fx);
-void loader_end(void);                                   // chapter_end: frees the vocabulary
+// Each takes the run: --text and --vocab (its options; NULL: the files built
+// in, run->files), the fixture, and run->loader, where the text, the
+// vocabulary and the dataset are kept. A chapter calls them without the run
+// (chapter.h passes its own).
+void loader_end(Run *run);  // chapter_end: frees the text and the vocabulary
 
 // raw_text as Python's f.read() returns it: UTF-8, newlines translated as
 // text mode does ("\r\n" and "\r" become "\n").
@@ -44,18 +45,18 @@ typedef struct {
 } Text;
 
 // with open(book_file, "r", encoding="utf-8") as f: raw_text = f.read()
-Text read_text(const char *book_file);
+Text read_text(Run *run, const char *book_file);
 
 typedef struct {
-    const void *bpe;  // the loaded vocabulary (bpe.h's Bpe)
+    const Bpe *bpe;  // the loaded vocabulary
 } Tokenizer;
 
 // tiktoken.get_encoding("gpt2"): --vocab FILE, else the vocabulary built in, loaded once.
-Tokenizer tiktoken_get_encoding(const char *name);
+Tokenizer tiktoken_get_encoding(Run *run, const char *name);
 // tokenizer.encode(text): (n,) int64. Where tiktoken raises (the text holds
 // "<|endoftext|>", which encode() refuses without allowed_special), a note
 // line says so, and the ids are the dataset's tokenization, which allows it.
-LongTensor tokenizer_encode(Tokenizer tokenizer, Text text);
+LongTensor tokenizer_encode(Run *run, Tokenizer tokenizer, Text text);
 
 // create_dataloader(txt, batch_size, max_length, stride, shuffle):
 // GPTDatasetV1(txt, tokenizer, max_length, stride) over
@@ -63,10 +64,10 @@ LongTensor tokenizer_encode(Tokenizer tokenizer, Text text);
 // `token_ids`, int64), then DataLoader(dataset, batch_size, shuffle). A text
 // of len(token_ids) <= max_length makes no window (the notebook then fails
 // on `input_embeddings`, a NameError): refused in one line.
-DataLoader create_dataloader(Text txt, int batch_size, int max_length, int stride, bool shuffle);
+DataLoader create_dataloader(Run *run, Text txt, int batch_size, int max_length, int stride, bool shuffle);
 
 // for batch in dataloader: x, y = batch ... break: iter(), then the first
 // next(), drawing from the default generator.
-void first_batch(DataLoader *dataloader, LongTensor *x, LongTensor *y);
+void first_batch(Run *run, DataLoader *dataloader, LongTensor *x, LongTensor *y);
 
 #endif

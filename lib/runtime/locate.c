@@ -22,25 +22,15 @@
 #error "LITATTN_DATADIR_FROM_BINDIR must name the data directory relative to bindir (or be \"\")"
 #endif
 
-#define MAX_PLACES 3
-
-// The directories looked in, in order, each once: filled on first use.
-static struct {
-    int ready;
-    char dir[MAX_PLACES][PATH_MAX];
-    int n;
-    int beside;           // dir[0] is the program's directory
-    char no_exe[160];     // why the program's directory is unknown, if it is
-} places;
-
-static void add_place(const char *dir) {
+static void add_place(LocatePlaces *places, const char *dir) {
     char real[PATH_MAX];
     // A directory that exists is named as it resolves (no "bin/.."); one
     // that does not is named as configured.
     const char *shown = realpath(dir, real) ? real : dir;
-    for (int i = 0; i < places.n; i++)
-        if (!strcmp(places.dir[i], shown)) return;
-    if (places.n < MAX_PLACES && strlen(shown) < PATH_MAX) snprintf(places.dir[places.n++], PATH_MAX, "%s", shown);
+    for (int i = 0; i < places->n; i++)
+        if (!strcmp(places->dir[i], shown)) return;
+    if (places->n < LOCATE_MAX_PLACES && strlen(shown) < PATH_MAX)
+        snprintf(places->dir[places->n++], PATH_MAX, "%s", shown);
 }
 
 // "/a/b/bin/../share/x" -> "/a/b/share/x", in place: '..' takes away the
@@ -67,9 +57,8 @@ static char *lexically_normal(char *path) {
     return path;
 }
 
-static void find_places(void) {
-    if (places.ready) return;
-    places.ready = 1;
+void locate_find_places(LocatePlaces *places) {
+    memset(places, 0, sizeof *places);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0 && (size_t)n < sizeof exe - 1) {
@@ -77,42 +66,37 @@ static void find_places(void) {
         char *slash = strrchr(exe, '/');
         if (slash) {
             *(slash == exe ? slash + 1 : slash) = '\0';
-            add_place(exe);
-            places.beside = 1;
+            add_place(places, exe);
+            places->beside = 1;
             if (*LITATTN_DATADIR_FROM_BINDIR) {
                 char rel[PATH_MAX];
                 if ((size_t)snprintf(rel, sizeof rel, "%s/%s", exe, LITATTN_DATADIR_FROM_BINDIR) < sizeof rel)
-                    add_place(lexically_normal(rel));
+                    add_place(places, lexically_normal(rel));
             }
         }
     }
-    if (!places.beside) snprintf(places.no_exe, sizeof places.no_exe, "the program's directory (/proc/self/exe unreadable)");
-    add_place(LITATTN_DATADIR);
+    if (!places->beside) snprintf(places->no_exe, sizeof places->no_exe, "the program's directory (/proc/self/exe unreadable)");
+    add_place(places, LITATTN_DATADIR);
 }
 
-int locate_place_count(void) {
-    find_places();
-    return places.n;
+int locate_place_count(const LocatePlaces *places) { return places->n; }
+
+const char *locate_place(const LocatePlaces *places, int i, int *beside) {
+    *beside = places->beside && i == 0;
+    return i >= 0 && i < places->n ? places->dir[i] : NULL;
 }
 
-const char *locate_place(int i, int *beside) {
-    find_places();
-    *beside = places.beside && i == 0;
-    return i >= 0 && i < places.n ? places.dir[i] : NULL;
-}
-
-void locate_places(char *buf, size_t len) {
-    find_places();
+void locate_places(const LocatePlaces *places, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
-    for (int i = 0; i < places.n && at < len; i++) {
-        const char *sep = i == 0 ? "" : i == places.n - 1 ? " or " : ", ";
-        int w = places.beside && i == 0 ? snprintf(buf + at, len - at, "beside the program (%s)", places.dir[i])
-                                        : snprintf(buf + at, len - at, "%sin %s", sep, places.dir[i]);
+    for (int i = 0; i < places->n && at < len; i++) {
+        const char *sep = i == 0 ? "" : i == places->n - 1 ? " or " : ", ";
+        int w = places->beside && i == 0 ? snprintf(buf + at, len - at, "beside the program (%s)", places->dir[i])
+                                         : snprintf(buf + at, len - at, "%sin %s", sep, places->dir[i]);
         if (w < 0) break;
         at += (size_t)w;
     }
-    if (!places.beside && at < len) snprintf(buf + at, len - at, " (not in %s)", places.no_exe);
+    if (!places->beside && at < len) snprintf(buf + at, len - at, " (not in %s)", places->no_exe);
 }
 
 static int is_file(const char *path) {
@@ -144,8 +128,8 @@ static int ends_with(const char *s, const char *tail) {
     return n >= k && !strcmp(s + n - k, tail);
 }
 
-int locate_fixture(const char *value, const char *chapter, const char *book_variant, const ShippedSnapshots *shipped,
-                   Located *out, char *err, size_t len) {
+int locate_fixture(const LocatePlaces *places, const char *value, const char *chapter, const char *book_variant,
+                   const ShippedSnapshots *shipped, Located *out, char *err, size_t len) {
     out->path = NULL, out->builtin = NULL;
     if (value && (strchr(value, '/') || is_file(value) || strlen(value) > NAME_MAX)) {
         out->path = xstrdup(value, "the fixture's path");  // as given (fixture_open refuses one too long)
@@ -159,10 +143,9 @@ int locate_fixture(const char *value, const char *chapter, const char *book_vari
         out->path = xstrdup(value, "the fixture's path");  // no file can have this name: fixture_open says so
         return 1;
     }
-    find_places();
-    for (int i = 0; i < places.n; i++) {
+    for (int i = 0; i < places->n; i++) {
         char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", places.dir[i], name) >= sizeof path) continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", places->dir[i], name) >= sizeof path) continue;
         if (is_file(path)) {
             out->path = xstrdup(path, "the fixture's path");
             return 1;
@@ -170,7 +153,7 @@ int locate_fixture(const char *value, const char *chapter, const char *book_vari
     }
     if ((out->builtin = builtin_named(shipped, name))) return 1;
     char where[3 * PATH_MAX + 200], built[512], raw[ERROR_LINE_LEN];
-    locate_places(where, sizeof where);
+    locate_places(places, where, sizeof where);
     locate_variants(shipped, chapter, built, sizeof built);
     snprintf(raw, sizeof raw, "%s: --fixture: expected a fixture file or a variant of %s (built in: %s), found no "
              "file %s%s %s, and none built in", value ? value : name, chapter, *built ? built : "none",

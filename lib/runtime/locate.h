@@ -19,6 +19,7 @@
 #ifndef LITATTN_LOCATE_H
 #define LITATTN_LOCATE_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "hdf5_snapshot.h"
@@ -36,6 +37,19 @@ typedef struct BuiltinFiles {
     int n;
 } BuiltinFiles;
 
+#define LOCATE_MAX_PLACES 3
+
+// The directories looked in, in order, each once: found by locate_find_places
+// (chapter_start, into the run).
+typedef struct {
+    char dir[LOCATE_MAX_PLACES][PATH_MAX];
+    int n;
+    int beside;           // dir[0] is the program's directory
+    char no_exe[160];     // why the program's directory is unknown, if it is
+} LocatePlaces;
+
+void locate_find_places(LocatePlaces *places);
+
 // Where a fixture is: a file to open (path), or the copy built in (builtin).
 typedef struct {
     char *path;                       // malloc'd; NULL when built in
@@ -48,8 +62,8 @@ typedef struct {
 // looked up as "<chapter>.seed42.h5") or a file name ending in ".h5"
 // ("sweep.h5"), looked up in the places above, then built in. Returns 1, or
 // 0 with one line in err saying where it looked.
-int locate_fixture(const char *value, const char *chapter, const char *book_variant, const ShippedSnapshots *shipped,
-                   Located *out, char *err, size_t len);
+int locate_fixture(const LocatePlaces *places, const char *value, const char *chapter, const char *book_variant,
+                   const ShippedSnapshots *shipped, Located *out, char *err, size_t len);
 void located_free(Located *l);
 
 // A file built into the chapter by name ("gpt2.tiktoken"), or NULL.
@@ -61,10 +75,10 @@ void locate_variants(const ShippedSnapshots *shipped, const char *chapter, char 
 
 // The directories looked in, in order (i from 0 to locate_place_count() - 1);
 // *beside says whether it is the program's own.
-int locate_place_count(void);
-const char *locate_place(int i, int *beside);
+int locate_place_count(const LocatePlaces *places);
+const char *locate_place(const LocatePlaces *places, int i, int *beside);
 // The places looked in, for --help and messages: "beside the program (DIR),
 // in DIR2 and in DIR3" (each directory once).
-void locate_places(char *buf, size_t len);
+void locate_places(const LocatePlaces *places, char *buf, size_t len);
 
 #endif

@@ -24,7 +24,7 @@ Tensor multihead_attention_forward_fused(MultiHeadAttention *m, Tensor x) {
     return multihead_attention_forward_as(m, x, (ComputeMode){.attention = ATTENTION_FUSED});
 }
 
-void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b) {
+void print_same_bits(const Run *run, const char *a_name, Tensor a, const char *b_name, Tensor b) {
     char line[512];
     if (!size_equal(shape(a), shape(b))) {
         snprintf(line, sizeof line, "%s and %s: different shapes", a_name, b_name);
@@ -38,12 +38,14 @@ void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b)
             snprintf(line, sizeof line, "%s and %s: NOT the same bits, the first difference at flat index %ld "
                      "(%.9g and %.9g)", a_name, b_name, at, (double)a.data[at], (double)b.data[at]);
     }
-    print(line);
+    run_print(run, line);
 }
 
-void check_input_size(const char *name, int width, int book_batch_size, int book_context_len, int book_embed_dim) {
-    const long b = setting_int_silent("batch_size", book_batch_size), T = setting_int_silent("context_len", book_context_len);
-    const long d = (long)width * setting_int_silent("embed_dim", book_embed_dim);
+void check_input_size(const Run *run, const char *name, int width, int book_batch_size, int book_context_len,
+                      int book_embed_dim) {
+    const long b = setting_int_silent(run, "batch_size", book_batch_size);
+    const long T = setting_int_silent(run, "context_len", book_context_len);
+    const long d = (long)width * setting_int_silent(run, "embed_dim", book_embed_dim);
     const double n = (double)b * (double)T * (double)d;  // each at most 2^24 (settings.c), width a few: exact
     if (n <= (double)TENSOR_MAX_NUMEL) return;
     die(EXIT_USAGE, "--batch-size %ld --context-len %ld: %s (%ld, %ld, %ld) would hold %.0f elements, more than the "

@@ -17,6 +17,7 @@
 #include "mha_combined_qkv.h"
 #include "mha_einsum.h"
 #include "multihead_attention.h"
+#include "run.h"
 #include "tensor.h"
 #include "torch_multihead_attention.h"
 
@@ -29,7 +30,7 @@ Tensor multihead_attention_forward_fused(MultiHeadAttention *m, Tensor x);
 
 // One line: whether a and b hold the same float32 bits (signs of zero and
 // NaN payloads included), and where they first differ if not.
-void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b);
+void print_same_bits(const Run *run, const char *a_name, Tensor a, const char *b_name, Tensor b);
 
 // Before anything prints: the widest tensor the run makes from the input,
 // `name` of shape (batch_size, context_len, width * embed_dim) (width 3 for
@@ -37,6 +38,7 @@ void print_same_bits(const char *a_name, Tensor a, const char *b_name, Tensor b)
 // --batch-size and --context-len, must fit the limit of 2^26 elements; else
 // one line (exit 2) names the values and the largest batch_size *
 // context_len that fits.
-void check_input_size(const char *name, int width, int book_batch_size, int book_context_len, int book_embed_dim);
+void check_input_size(const Run *run, const char *name, int width, int book_batch_size, int book_context_len,
+                      int book_embed_dim);
 
 #endif

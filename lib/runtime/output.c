@@ -25,7 +25,7 @@ static void failed(const char *what) {
     die(EXIT_BAD_INPUT, "cannot write the output (stdout): %s failed: %s", what, strerror(e));
 }
 
-void output_begin(void) {
+void output_begin(Run *run) {
     // A closed stdout would let the next file opened take descriptor 1, and
     // the printed cells would go into it: refuse before anything is opened.
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0)
@@ -33,14 +33,11 @@ void output_begin(void) {
     // Writes to a closed pipe fail with EPIPE instead of killing the program
     // at once, so the cleanup runs first (see reader_gone).
     signal(SIGPIPE, SIG_IGN);
-    static char buf[1 << 16];
-    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    setvbuf(stdout, run->stdout_buffer, _IOFBF, sizeof run->stdout_buffer);
 }
 
-static bool quiet;
-
-void output_set_quiet(bool q) { quiet = q; }
-bool output_is_quiet(void) { return quiet; }
+void output_set_quiet(Run *run, bool quiet) { run->quiet = quiet; }
+bool output_is_quiet(const Run *run) { return run->quiet; }
 
 void output_write(const char *bytes, size_t n) {
     if (n && fwrite(bytes, 1, n, stdout) != n) failed("write");

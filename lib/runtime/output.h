@@ -10,13 +10,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-void output_begin(void);                     // before anything is printed: stdout must be open
+#include "run.h"
+
+// Before anything is printed: stdout must be open; its buffer is the run's.
+void output_begin(Run *run);
 void output_write(const char *bytes, size_t n);
 void output_text(const char *text);
 void output_end(void);                       // flush and close stdout, checked
 // While quiet, print() writes nothing (a setup cell's output); notes about the
 // run (print_note) and markers are still written.
-void output_set_quiet(bool quiet);
-bool output_is_quiet(void);
+void output_set_quiet(Run *run, bool quiet);
+bool output_is_quiet(const Run *run);
 
 #endif

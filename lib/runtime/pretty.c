@@ -260,8 +260,8 @@ char *state_dict_pretty(const StateDict *sd) {
     return s;
 }
 
-void display_state_dict(const StateDict *sd) {
-    if (output_is_quiet()) return;
+void display_state_dict(const Run *run, const StateDict *sd) {
+    if (output_is_quiet(run)) return;
     char *s = state_dict_pretty(sd);
     output_write(s, strlen(s));
     free(s);

@@ -12,11 +12,12 @@
 #ifndef LITATTN_PRETTY_H
 #define LITATTN_PRETTY_H
 
+#include "run.h"
 #include "state_dict.h"
 
 // The text IPython shows for sd, a newline after it (as the cell prints it).
 char *state_dict_pretty(const StateDict *sd);
 // The cell's Out[N]: state_dict_pretty(sd) on stdout, except in a setup cell.
-void display_state_dict(const StateDict *sd);
+void display_state_dict(const Run *run, const StateDict *sd);
 
 #endif

@@ -113,8 +113,8 @@ static void print_line(const PyValue *args, int n) {
     sb_free(&b);
 }
 
-void py_print(const PyValue *args, int n) {
-    if (!output_is_quiet()) print_line(args, n);
+void py_print(const Run *run, const PyValue *args, int n) {
+    if (!output_is_quiet(run)) print_line(args, n);
 }
 
 void py_print_note(const PyValue *args, int n) { print_line(args, n); }

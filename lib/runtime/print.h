@@ -11,12 +11,14 @@
 // compiler (_Generic): a Tensor prints as torch prints it (tensor_repr.h), a
 // Size as torch.Size([...]), a string as itself, an int as Python prints an
 // int, a double as Python prints a float (its repr), a bool as True/False.
-// Up to 8 arguments.
+// Up to 8 arguments. chapter.h's print(...) is run_print(run, ...) on the
+// chapter's run (nothing printed in a setup cell); print_note needs no run.
 #ifndef LITATTN_PRINT_H
 #define LITATTN_PRINT_H
 
 #include <stdbool.h>
 
+#include "run.h"
 #include "tensor.h"
 
 typedef enum { PY_STR, PY_TENSOR, PY_PARAM, PY_SIZE, PY_INT, PY_FLOAT, PY_FIXED, PY_BOOL, PY_TUPLE } PyKind;
@@ -80,14 +82,14 @@ double as_printed(float x);
 
 // (a, b, ...) as a Python tuple prints: "(tensor(...), tensor(...))".
 #define TUPLE(...) py_tuple((PyValue[]){PY_MAP(__VA_ARGS__)}, PY_COUNT(__VA_ARGS__))
-// print(a, b, ...)
-#define print(...) py_print((PyValue[]){PY_MAP(__VA_ARGS__)}, PY_COUNT(__VA_ARGS__))
+// print(a, b, ...) in `run`: nothing while the run is quiet (a setup cell).
+#define run_print(run, ...) py_print((run), (PyValue[]){PY_MAP(__VA_ARGS__)}, PY_COUNT(__VA_ARGS__))
 
 // print_note(...): the same, even in a setup cell: a line about this run
 // ("# d_out = 16 here; the book has 2"), not the notebook's output.
 #define print_note(...) py_print_note((PyValue[]){PY_MAP(__VA_ARGS__)}, PY_COUNT(__VA_ARGS__))
 
-void py_print(const PyValue *args, int n);
+void py_print(const Run *run, const PyValue *args, int n);
 void py_print_note(const PyValue *args, int n);
 
 #endif

@@ -11,53 +11,34 @@
 #include "print.h"
 #include "state_dict.h"
 
-#define MAX_KEYS 400    // a module's parameters (the wrapper: 64 heads of 6, and out_proj)
-#define MAX_MODULES 32  // modules one chapter makes, for the message naming them
-
-static struct {
-    int n;
-    struct {
-        const char *name;  // "" for the plain --weights FILE
-        const char *path;
-        PthStateDict sd;
-        char module[64];   // the module it went to, once made ("" until then)
-    } file[CLI_MAX_WEIGHTS];
-    // The module being made.
-    char module[64];
-    int at;                // its file, or -1
-    int n_keys;
-    struct {
-        char key[96];
-        Size size;
-    } keys[MAX_KEYS];      // its parameters in the order it made them
-    // Every module made, for weights_end's message.
-    char made[MAX_MODULES][64];
-    int n_made;
-} w = {.at = -1};
-
-void weights_begin(const Options *opt) {
+void weights_begin(Run *run) {
+    const Options *opt = &run->opt;
+    RunWeights *w = &run->weights;
+    w->at = -1;
     char err[PTH_ERR_LEN];
     for (int i = 0; i < opt->n_weights; i++) {
-        w.file[i].name = opt->weights[i].name;
-        w.file[i].path = opt->weights[i].path;
-        if (!pth_load(w.file[i].path, &w.file[i].sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
-        w.n = i + 1;
+        w->file[i].name = opt->weights[i].name;
+        w->file[i].path = opt->weights[i].path;
+        if (!pth_load(w->file[i].path, &w->file[i].sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
+        w->n = i + 1;
     }
 }
 
-int weights_count(void) { return w.n; }
-const char *weights_path(int i) { return w.file[i].path; }
+int weights_count(const Run *run) { return run->weights.n; }
+const char *weights_path(const Run *run, int i) { return run->weights.file[i].path; }
 
-void weights_module_begin(const char *name) {
-    snprintf(w.module, sizeof w.module, "%s", name);
-    w.at = -1;
-    w.n_keys = 0;
-    if (w.n_made < MAX_MODULES) snprintf(w.made[w.n_made++], sizeof w.made[0], "%s", name);
+void weights_module_begin(Run *run, const char *name) {
+    RunWeights *w = &run->weights;
+    snprintf(w->module, sizeof w->module, "%s", name);
+    w->at = -1;
+    w->n_keys = 0;
+    if (w->n_made < RUN_MAX_MODULES) snprintf(w->made[w->n_made++], sizeof w->made[0], "%s", name);
     // The file named for it, else the plain --weights FILE if no module has taken it yet.
-    for (int pass = 0; pass < 2 && w.at < 0; pass++)
-        for (int i = 0; i < w.n && w.at < 0; i++)
-            if (!w.file[i].module[0] && (pass == 0 ? !strcmp(w.file[i].name, name) : !w.file[i].name[0])) w.at = i;
-    if (w.at >= 0) snprintf(w.file[w.at].module, sizeof w.file[0].module, "%s", name);
+    for (int pass = 0; pass < 2 && w->at < 0; pass++)
+        for (int i = 0; i < w->n && w->at < 0; i++)
+            if (!w->file[i].module[0] && (pass == 0 ? !strcmp(w->file[i].name, name) : !w->file[i].name[0]))
+                w->at = i;
+    if (w->at >= 0) snprintf(w->file[w->at].module, sizeof w->file[0].module, "%s", name);
 }
 
 static int find(const PthStateDict *sd, const char *key) {
@@ -66,19 +47,20 @@ static int find(const PthStateDict *sd, const char *key) {
     return -1;
 }
 
-void weights_fill(const char *name, Tensor t) {
-    if (w.at < 0) return;
-    size_t len = strlen(w.module);
-    if (strncmp(name, w.module, len) != 0 || name[len] != '.') return;  // not this module's
+void weights_fill(Run *run, const char *name, Tensor t) {
+    RunWeights *w = &run->weights;
+    if (w->at < 0) return;
+    size_t len = strlen(w->module);
+    if (strncmp(name, w->module, len) != 0 || name[len] != '.') return;  // not this module's
     const char *key = name + len + 1;
     // A parameter drawn twice (MHAEinsum's randn, then reset_parameters())
     // is one key; the file's value replaces each draw, so the last one too.
     int at = 0;
-    while (at < w.n_keys && strcmp(w.keys[at].key, key) != 0) at++;
-    if (at == MAX_KEYS) die(EXIT_BAD_INPUT, "%s: more than %d parameters", w.module, MAX_KEYS);
-    if (at == w.n_keys) snprintf(w.keys[w.n_keys++].key, sizeof w.keys[0].key, "%s", key);
-    w.keys[at].size = shape(t);
-    const PthStateDict *sd = &w.file[w.at].sd;
+    while (at < w->n_keys && strcmp(w->keys[at].key, key) != 0) at++;
+    if (at == RUN_MAX_KEYS) die(EXIT_BAD_INPUT, "%s: more than %d parameters", w->module, RUN_MAX_KEYS);
+    if (at == w->n_keys) snprintf(w->keys[w->n_keys++].key, sizeof w->keys[0].key, "%s", key);
+    w->keys[at].size = shape(t);
+    const PthStateDict *sd = &w->file[w->at].sd;
     int k = find(sd, key);
     // param.copy_(input_param): the same floats. A key missing, or another
     // shape, is refused when the module is made (weights_module_made).
@@ -92,22 +74,23 @@ static void add(char *msg, size_t len, const char *fmt, const char *a, const cha
     if (at + 1 < len) snprintf(msg + at, len - at, fmt, a, b, c);
 }
 
-void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
-                         Tensor *held) {
-    if (w.at < 0) return;
-    const char *path = w.file[w.at].path;
-    const PthStateDict *sd = &w.file[w.at].sd;
+void weights_module_made(Run *run, const char *cls, int n_buffers, const char *const *buffer_keys,
+                         int context_length, Tensor *held) {
+    RunWeights *w = &run->weights;
+    if (w->at < 0) return;
+    const char *path = w->file[w->at].path;
+    const PthStateDict *sd = &w->file[w->at].sd;
     // The module's keys in its state_dict() order, whatever order it drew
     // them in, and the file's; load_state_dict(strict=True)'s check (nn/state_dict.h).
-    static StateKey made[MAX_KEYS * 2], own[MAX_KEYS * 2];
+    StateKey made[RUN_MAX_KEYS * 2], own[RUN_MAX_KEYS * 2];
     int n_all = 0;
-    for (int i = 0; i < w.n_keys; i++) made[n_all++] = (StateKey){w.keys[i].key, w.keys[i].size};
-    for (int b = 0; b < n_buffers && n_all < MAX_KEYS * 2; b++)
+    for (int i = 0; i < w->n_keys; i++) made[n_all++] = (StateKey){w->keys[i].key, w->keys[i].size};
+    for (int b = 0; b < n_buffers && n_all < RUN_MAX_KEYS * 2; b++)
         made[n_all++] = (StateKey){buffer_keys[b], SIZE(context_length, context_length)};
-    state_dict_order(made, w.n_keys, n_all, own);
+    state_dict_order(made, w->n_keys, n_all, own);
     StateKey *file = xcalloc((size_t)sd->n + 1, sizeof *file, "a state_dict's keys");
     for (int k = 0; k < sd->n; k++) file[k] = (StateKey){sd->keys[k], shape(sd->tensors[k])};
-    static char msg[STATE_DICT_ERR_LEN];
+    char msg[STATE_DICT_ERR_LEN];
     const bool strict_ok = state_dict_check_strict(cls, own, n_all, file, sd->n, msg, sizeof msg);
     free(file);
     if (!strict_ok) die(EXIT_BAD_INPUT, "%s: %s", path, msg);
@@ -127,22 +110,23 @@ void weights_module_made(const char *cls, int n_buffers, const char *const *buff
                         context_length, context_length, (double)m.data[i * context_length + j], i, j);
     }
     char note[600];
-    snprintf(note, sizeof note, "%s.load_state_dict(torch.load(\"%s\")): its parameters from that file", w.module,
+    snprintf(note, sizeof note, "%s.load_state_dict(torch.load(\"%s\")): its parameters from that file", w->module,
              path);
     print_note("#", note);
-    w.at = -1;
+    w->at = -1;
 }
 
-void weights_end(void) {
-    for (int i = 0; i < w.n; i++) {
-        if (w.file[i].module[0]) continue;
-        char made[MAX_MODULES * 66] = "";
-        for (int m = 0; m < w.n_made; m++) add(made, sizeof made, "%s%s%s", m ? ", " : "", w.made[m], "");
-        if (w.file[i].name[0])
-            die(EXIT_USAGE, "--weights %s=%s: this chapter makes no module %s (it makes: %s)", w.file[i].name,
-                w.file[i].path, w.file[i].name, w.n_made ? made : "none that --weights loads");
-        die(EXIT_USAGE, "--weights %s: this chapter makes no module that --weights loads", w.file[i].path);
+void weights_end(Run *run) {
+    RunWeights *w = &run->weights;
+    for (int i = 0; i < w->n; i++) {
+        if (w->file[i].module[0]) continue;
+        char made[RUN_MAX_MODULES * 66] = "";
+        for (int m = 0; m < w->n_made; m++) add(made, sizeof made, "%s%s%s", m ? ", " : "", w->made[m], "");
+        if (w->file[i].name[0])
+            die(EXIT_USAGE, "--weights %s=%s: this chapter makes no module %s (it makes: %s)", w->file[i].name,
+                w->file[i].path, w->file[i].name, w->n_made ? made : "none that --weights loads");
+        die(EXIT_USAGE, "--weights %s: this chapter makes no module that --weights loads", w->file[i].path);
     }
-    for (int i = 0; i < w.n; i++) pth_state_dict_free(&w.file[i].sd);
-    w.n = 0;
+    for (int i = 0; i < w->n; i++) pth_state_dict_free(&w->file[i].sd);
+    w->n = 0;
 }

@@ -31,32 +31,34 @@
 #ifndef LITATTN_WEIGHTS_H
 #define LITATTN_WEIGHTS_H
 
-#include "cli.h"
+#include "run.h"
 #include "tensor.h"
 
+// The files and the module being made are the run's (run->weights); a
+// chapter's module macros (chapter.h) pass their run.
 // chapter_start: reads every --weights file (one line and exit 1 on a bad one).
-void weights_begin(const Options *opt);
+void weights_begin(Run *run);
 // How many files, and the i-th one's path (for --dump's refusal of its inputs).
-int weights_count(void);
-const char *weights_path(int i);
+int weights_count(const Run *run);
+const char *weights_path(const Run *run, int i);
 
 // A module named `name` is being made: its parameters come next.
-void weights_module_begin(const char *name);
+void weights_module_begin(Run *run, const char *name);
 // The parameter `name` ("ca.W_query.weight") was drawn into t: the file's
 // value replaces it, if a file is for this module and holds it at t's shape.
 // A parameter drawn twice (MHAEinsum's W_query: randn, then
 // reset_parameters()) is one key, replaced each time.
-void weights_fill(const char *name, Tensor t);
+void weights_fill(Run *run, const char *name, Tensor t);
 // The module is made: its class (for the message) and its buffers, each a
 // causal mask of side context_length under the key buffer_keys[i]
 // ("mask", "heads.0.mask"). The strict check; a refusal ends the run. held:
 // NULL for modules that make their mask as forward() needs it (the file's
 // must then be triu(ones, 1)); else each buffer's tensor, held whole, which
 // the file's values replace (understanding-buffers' CausalAttentionWithBuffer).
-void weights_module_made(const char *cls, int n_buffers, const char *const *buffer_keys, int context_length,
-                         Tensor *held);
+void weights_module_made(Run *run, const char *cls, int n_buffers, const char *const *buffer_keys,
+                         int context_length, Tensor *held);
 
 // chapter_end: a --weights NAME=FILE whose NAME the chapter never made is refused.
-void weights_end(void);
+void weights_end(Run *run);
 
 #endif
