@@ -1,5 +1,5 @@
 // bench_bonus: the C side of the bonus notebook's timing sections
-// (mha-implementations.ipynb, sections 10 and 11), for tools/bench_bonus.py,
+// (mha-implementations.ipynb, sections 10 and 11), for tools/bench/bench_bonus.py,
 // which runs it, times torch beside it and prints the tables
 // (meson test -C build --benchmark bonus). Figures only: it never fails on speed.
 //

@@ -3,7 +3,7 @@
 // (meson benchmark, verbose):
 //
 //   meson test -C build --benchmark
-//   build/tests/bench_kernels [tools/bench_torch.py]
+//   build/tests/bench_kernels [tools/bench/bench_torch.py]
 //
 // 1. The clock and the peak. The clock is measured (chains of dependent
 //    integer adds, one per cycle; the fastest of many short windows, before
@@ -21,7 +21,7 @@
 // 3. Exercise 3.3's forward, MultiHeadAttention(768, 768, 1024, 0.0, 12) on
 //    (1, 1024, 768), in C (mha_forward_ex33 below) and in torch 1.13 with one
 //    thread, once with the reference BLAS and once with OpenBLAS
-//    (tools/bench_torch.py). torch's weights, input and output are dumped
+//    (tools/bench/bench_torch.py). torch's weights, input and output are dumped
 //    and the C forward's output is compared with torch's bit for bit.
 #include <math.h>
 #include <stdint.h>

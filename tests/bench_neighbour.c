@@ -5,7 +5,7 @@
 //
 // Runs CHAPTER --seed 123 --threads 1 (Exercise 3.3's GPT-2-size forward)
 // in rounds: alone, after NEIGHBOUR (tests/neighbour.c: touches and frees
-// 8 GiB), and after a torch process (tools/bench_torch.py --runs 1), where
+// 8 GiB), and after a torch process (tools/bench/bench_torch.py --runs 1), where
 // torch imports. Prints the median wall and CPU time of the chapter's runs
 // in each setting, and each against the quiet one: the huge pages a chapter
 // asks for (lib/pages.c) must not make it wait while the kernel compacts
@@ -76,6 +76,6 @@ int main(int argc, char **argv) {
         printf("  %-32s %10.3f %10.3f %12.2f\n", settings[i].label, settings[i].wall, settings[i].cpu,
                settings[0].ok ? settings[i].wall / settings[0].wall : 0.0);
     }
-    if (argc != 5) printf("  (no torch neighbour: give PYTHON and tools/bench_torch.py)\n");
+    if (argc != 5) printf("  (no torch neighbour: give PYTHON and tools/bench/bench_torch.py)\n");
     return 0;
 }

@@ -1,5 +1,5 @@
 // bench_pth.c: reads one .pth file as a chapter would (lib/io/pth.h) and
-// prints its tensor count and bytes: the C side of tools/bench_pth.py, which
+// prints its tensor count and bytes: the C side of tools/bench/bench_pth.py, which
 // times this whole process against torch.load's.
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
 //
 //   book_check BLOCKS [--seed-from FIXTURE] -- CHAPTER [ARGS...]
 //
-// BLOCKS is a file under tests/book/, written by tools/extract_book_blocks.py
+// BLOCKS is a file under tests/book/, written by tools/cases/extract_book_blocks.py
 // from the notebooks: a line "#! <provenance>", then for each block a header
 // line "# <source> <cell>" and the block's lines. Two kinds:
 //   - "# ch03.ipynb In [25]" (or exercise-solutions.ipynb ...): the whole

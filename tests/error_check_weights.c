@@ -3,7 +3,7 @@
 //
 // With --fixtures-dir DIR (the source tree's fixtures/), on the chapter of
 // CausalAttention (ch03_5_3_causal_attention):
-//   - every bad case of DIR/pth/cases.tsv (tools/pth_cases.py: not a zip,
+//   - every bad case of DIR/pth/cases.tsv (tools/cases/pth_cases.py: not a zip,
 //     truncated, a wrong CRC-32, a huge record, a short storage, strides or
 //     an offset out of range, another dtype, os.system or builtins.eval, a
 //     pickle without STOP or that never ends, ...) as --weights, with
@@ -13,7 +13,7 @@
 //     symbolic link: refused in one line naming the target and "a state_dict
 //     (--weights)", nothing printed, the .pth unchanged;
 // and on the chapter each case names, every case of DIR/weights/bad.tsv
-// (tools/weights_cases.py: CausalAttention's missing key, unexpected keys,
+// (tools/cases/weights_cases.py: CausalAttention's missing key, unexpected keys,
 // wrong shape and other mask; the bonus notebook's MHAPyTorchClass given
 // its nn.MultiheadAttention's state_dict alone, MHAPyTorchSDPAWithoutFlash
 // a bool mask other than its own), as --weights [MODULE=]FILE on the fixture

@@ -25,7 +25,7 @@
 // the environment, which `meson test --setup full` sets). Without it, a
 // selection, the same on every run: for each chapter, in name order and
 // greedily, the fewest configurations that together hold every setting
-// their names spell (tools/export_fixtures.py names each configuration by
+// their names spell (tools/export/export_fixtures.py names each configuration by
 // its settings: p0.1, train0, bias1, bstack, ex2dim-1, zerorows, nan, ...)
 // but the seed and the sizes (T, ctx, din, dout, h, b<n>, sa<n>, and the
 // <d_out> of Exercise 3.2's ex<d_out>dim<dim>): every dropout rate, eval and

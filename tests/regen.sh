@@ -3,13 +3,13 @@
 #
 #   regen.sh export SOURCE_ROOT OUT_DIR DEPFILE
 #       The build (tests/meson.build's `regenerated`): every fixture made again
-#       from PyTorch into OUT_DIR (tools/export_fixtures.py --regenerate), and
+#       from PyTorch into OUT_DIR (tools/export/export_fixtures.py --regenerate), and
 #       DEPFILE, naming every file the export read, so that ninja redoes it only
 #       when one of them changes. It never fails the build: where Debian's
 #       Python cannot import torch and h5py, OUT_DIR holds SKIP, saying why;
 #       where the export fails, FAILED, with what it printed.
 #   regen.sh compare SOURCE_ROOT OUT_DIR
-#       The test: OUT_DIR against the committed fixtures/ (tools/fixture_diff.py),
+#       The test: OUT_DIR against the committed fixtures/ (tools/export/fixture_diff.py),
 #       or the SKIP (exit 77) or FAIL that the export left there.
 mode=${1:-}
 root=${2:-}
@@ -39,12 +39,12 @@ if [ "$mode" = compare ]; then
             cat "$out/SKIPPED_NODE"
             exit 77
         fi
-        exec "$py" "$root/tools/fixture_diff.py" --only "$node_files" "$root/fixtures" "$out"
+        exec "$py" "$root/tools/export/fixture_diff.py" --only "$node_files" "$root/fixtures" "$out"
     fi
     # The bonus notebook at its own size is exported once and committed, not
     # by the build (minutes with the reference BLAS: tools/export/files.py
     # EXPORTED_ONCE); its small variant is exported here like the others.
-    exec "$py" "$root/tools/fixture_diff.py" --except "$node_files,ch03_bonus_mha_implementations.book.h5" \
+    exec "$py" "$root/tools/export/fixture_diff.py" --except "$node_files,ch03_bonus_mha_implementations.book.h5" \
         "$root/fixtures" "$out"
 fi
 
@@ -53,7 +53,7 @@ depfile=${4:?usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE}
 # directory where Debian installs Python packages (torch arriving changes it).
 {
     printf '%s:' "$out"
-    for f in "$root"/tools/*.py "$root"/tools/export/*.py "$root/chapters/chapters.txt" "$py" /usr/lib/python3/dist-packages; do
+    for f in "$root"/tools/export/*.py "$root/chapters/chapters.txt" "$py" /usr/lib/python3/dist-packages; do
         [ -e "$f" ] && printf ' \\\n  %s' "$(printf '%s' "$f" | sed 's/[ #]/\\&/g')"
     done
     printf '\n'
@@ -66,7 +66,7 @@ if ! "$py" -c 'import torch, h5py' 2>/dev/null; then
     exit 0
 fi
 log=$out.log
-if ! "$py" "$root/tools/export_fixtures.py" --regenerate "$out" --depfile "$depfile" > "$log" 2>&1; then
+if ! "$py" "$root/tools/export/export_fixtures.py" --regenerate "$out" --depfile "$depfile" > "$log" 2>&1; then
     tail -n 40 "$log" | note FAILED
 fi
 rm -f "$log"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # regen for fixtures/pretty_cases.txt: what IPython displays for a
-# state_dict, made again by tools/pretty_cases.py (Debian's python3-ipython
+# state_dict, made again by tools/cases/pretty_cases.py (Debian's python3-ipython
 # and python3-torch) into OUT_DIR and compared byte for byte.
 #
 #   regen_pretty.sh SOURCE_ROOT OUT_DIR
@@ -20,11 +20,11 @@ for module in IPython torch; do
     fi
 done
 mkdir -p "$out" || exit 1
-"$py" "$root/tools/pretty_cases.py" "$out/pretty_cases.txt" || { echo "FAIL: tools/pretty_cases.py failed"; exit 1; }
+"$py" "$root/tools/cases/pretty_cases.py" "$out/pretty_cases.txt" || { echo "FAIL: tools/cases/pretty_cases.py failed"; exit 1; }
 if cmp -s "$out/pretty_cases.txt" "$root/fixtures/pretty_cases.txt"; then
     echo "ok   fixtures/pretty_cases.txt is what IPython displays"
     exit 0
 fi
-echo "FAIL: fixtures/pretty_cases.txt differs from what tools/pretty_cases.py makes now:"
+echo "FAIL: fixtures/pretty_cases.txt differs from what tools/cases/pretty_cases.py makes now:"
 diff "$root/fixtures/pretty_cases.txt" "$out/pretty_cases.txt" | head -20
 exit 1

@@ -3,7 +3,7 @@
 //
 // usage: test_backward fixtures/backward_cases.h5
 //
-// The fixture (tools/backward_cases.py) holds one group per case: the inputs
+// The fixture (tools/export/backward_cases.py) holds one group per case: the inputs
 // (for a module: x, its parameters under their state_dict names, dropout's
 // noise), the upstream gradient, and every gradient torch computed, named
 // "<tensor>.grad". A module case builds the module from those parameters (a

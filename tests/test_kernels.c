@@ -3,7 +3,7 @@
 //
 // usage: test_kernels fixtures/kernel_cases.h5
 //
-// The fixture (written by tools/kernel_cases.py from real torch 1.13) holds
+// The fixture (written by tools/export/kernel_cases.py from real torch 1.13) holds
 // one group per case: the inputs, torch's output "out", and which kernel the
 // case is for. Each case runs the C kernel on the inputs and compares every
 // value with torch's in ulps; the kernels promise the same bits, so anything

@@ -3,7 +3,7 @@
 //
 // usage: test_pretty fixtures/pretty_cases.txt
 //
-// Each case of the file (written by tools/pretty_cases.py with Debian's
+// Each case of the file (written by tools/cases/pretty_cases.py with Debian's
 // IPython and torch 1.13) is an OrderedDict of float32 tensors, given by
 // their bits, and IPython.lib.pretty.pretty() of it. state_dict_pretty()
 // must give the same text, byte for byte (plus the newline the cell prints).

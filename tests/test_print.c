@@ -2,7 +2,7 @@
 //
 // usage: test_print fixtures/printer_cases.h5
 //
-// Every case of the fixture (written by tools/printer_cases.py from real
+// Every case of the fixture (written by tools/export/printer_cases.py from real
 // torch) holds a float32 tensor and what torch printed for it: repr(t), or
 // repr(nn.Parameter(t)) when its "kind" is "parameter", and str(t.shape).
 // A case may also say what autograd would record (grad_fn, requires_grad),

@@ -1,12 +1,12 @@
 // test_pth.c: unit / pth, the .pth reader and writer (lib/io/pth.h) over
-// the cases of tools/pth_cases.py (fixtures/pth/cases.tsv).
+// the cases of tools/cases/pth_cases.py (fixtures/pth/cases.tsv).
 //
 //   test_pth CASES_DIR               every case: each good file read bit for bit as
 //                                    torch 1.13 saved it (NAME.txt, NAME.bin), written
 //                                    again and read back; each bad file refused in one
 //                                    line naming the file and containing the case's words
 //   test_pth --copy IN.pth OUT.pth   reads IN, writes OUT (the torch round trip,
-//                                    tools/pth_roundtrip.py)
+//                                    tools/cases/pth_roundtrip.py)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

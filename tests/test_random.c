@@ -3,7 +3,7 @@
 //
 // usage: test_random fixtures/random_cases.h5
 //
-// The fixture (tools/random_cases.py, from real torch 1.13) holds one group
+// The fixture (tools/export/random_cases.py, from real torch 1.13) holds one group
 // per case: a seed and a list of ops run one after the other on torch's
 // default generator, and what each op made ("o0", "o1", ...; the op language
 // is in random_cases.py's docstring). Each case replays its ops on one

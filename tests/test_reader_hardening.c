@@ -381,7 +381,7 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 // address space and 16 MiB more must fail to allocate 64 MiB. It does not
 // under qemu-user, which takes setrlimit(RLIMIT_AS) and applies nothing
 // (its own emulator needs the address space), so the cross build's run
-// under qemu (tools/cross/arm64.sh) cannot prove the reader's memory limit.
+// under qemu (tools/build/cross/arm64.sh) cannot prove the reader's memory limit.
 static int address_space_cap_holds(void) {
     fflush(NULL);
     pid_t pid = fork();

@@ -3,7 +3,7 @@
 //
 //   test_tokenizer fixtures/gpt2/gpt2.tiktoken fixtures/tokenizer_cases.txt
 //
-// The cases file is js-tiktoken's ids (tools/text/tokenizer_cases.mjs; its
+// The cases file is js-tiktoken's ids (tools/cases/tokenizer_cases.mjs; its
 // header says the format): the book's small-text-sample.txt, hand-picked
 // edges, random Unicode texts from a fixed seed, special-token cases, each
 // in the modes allow / disallow / text. For every case: the ids are the
@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
     }
     long mismatched = 0, n = run_cases(bpe, cases, cases_len, &mismatched);
     if (n < 0) {
-        printf("FAIL: %s is not a cases file (tools/text/tokenizer_cases.mjs)\n", argv[2]);
+        printf("FAIL: %s is not a cases file (tools/cases/tokenizer_cases.mjs)\n", argv[2]);
         failures++;
     } else {
         printf("%ld reference cases, %ld mismatched\n", n, mismatched);

@@ -22,8 +22,8 @@
 #   unicode-data          the Unicode tables' regen test (/usr/share/unicode)
 #   nodejs npm            where `npm` is missing: node runs js-tiktoken, the
 #                         reference tokenizer of the regen suite
-# then `npm ci --prefix tools/text` (js-tiktoken at the version that
-# tools/text/package-lock.json pins; skipped when that version is there).
+# then `npm ci --prefix tools` (js-tiktoken at the version that
+# tools/package-lock.json pins; skipped when that version is there).
 # Running it again installs nothing new and rebuilds only what changed.
 # Any step that fails stops it with exit 1 and one line on stderr saying which.
 set -eu
@@ -62,14 +62,14 @@ if [ -n "$missing" ]; then
     done
 fi
 
-# js-tiktoken, the reference tokenizer (tools/text/package-lock.json). Before
+# js-tiktoken, the reference tokenizer (tools/package-lock.json). Before
 # the build: the data-loading chapter's export takes its token ids from it.
-want=$(sed -n 's/.*"js-tiktoken": "\([^"]*\)".*/\1/p' tools/text/package.json)
-pkg=tools/text/node_modules/js-tiktoken/package.json
+want=$(sed -n 's/.*"js-tiktoken": "\([^"]*\)".*/\1/p' tools/package.json)
+pkg=tools/node_modules/js-tiktoken/package.json
 have=$(sed -n 's/^ *"version": "\([^"]*\)".*/\1/p' "$pkg" 2>/dev/null | head -n 1)
 if [ "$have" != "$want" ]; then
-    echo "=== npm ci --prefix tools/text (js-tiktoken $want)"
-    npm ci --prefix tools/text --no-audit --no-fund || fail "npm ci --prefix tools/text failed (js-tiktoken $want)"
+    echo "=== npm ci --prefix tools (js-tiktoken $want)"
+    npm ci --prefix tools --no-audit --no-fund || fail "npm ci --prefix tools failed (js-tiktoken $want)"
 fi
 
 if [ ! -f "$build/meson-private/coredata.dat" ]; then

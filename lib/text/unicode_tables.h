@@ -1,6 +1,6 @@
 // unicode_tables.h: the four character classes of GPT-2's pre-tokenizer
 // pattern, looked up in tables generated from the Unicode Character Database
-// (unicode_tables.c, written by tools/text/gen_unicode_tables.py; its header
+// (unicode_tables.c, written by tools/cases/gen_unicode_tables.py; its header
 // names the UCD version and the SHA-256 of the files it was made from).
 //
 //   UC_LETTER  \p{L}  General_Category L (Lu Ll Lt Lm Lo)

@@ -1,4 +1,4 @@
-"""export: litattn's fixture exporter, one module per part (tools/export_fixtures.py runs it).
+"""export: litattn's fixture exporter, one module per part (tools/export/export_fixtures.py runs it).
 
     ch03_3, ch03_4, ch03_5, ch03_6   the notebooks' classes, copied unchanged, and
                                      each chapter's cells in PyTorch, by book section
@@ -9,17 +9,12 @@
     files                            every file as a job, in parallel; --check; --regenerate
     cli                              the command line, and --custom
 
-The command line, and how a fixture is made, are in tools/export_fixtures.py.
+The command line, and how a fixture is made, are in tools/export/export_fixtures.py.
 """
 
 import os
-import sys
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 FIXTURES_DIR = os.path.join(REPO_ROOT, "fixtures")
-SCRIPT = "tools/export_fixtures.py"  # the `command` attribute of the standard fixtures
-
-# tools/chapters.py (chapters/chapters.txt) and tools/fixture_diff.py
-if TOOLS_DIR not in sys.path:
-    sys.path.insert(0, TOOLS_DIR)
+SCRIPT = "tools/export/export_fixtures.py"  # the `command` attribute of the standard fixtures

@@ -4,9 +4,9 @@ shuffling DataLoader, two nn.Embedding tables, and both multi-head classes.
 
 The notebook's classes and create_dataloader are copied unchanged (comments
 shortened). Its tokenizer is tiktoken's gpt2; here the ids come from npm's
-js-tiktoken run by node (tools/text/encode_ids.mjs), a tokenizer that is not
+js-tiktoken run by node (tools/export/encode_ids.mjs), a tokenizer that is not
 litattn's, behind the same encode() call. Without node or js-tiktoken
-(npm ci --prefix tools/text) this chapter's files cannot be exported:
+(npm ci --prefix tools) this chapter's files cannot be exported:
 JsTiktokenMissing says why.
 
 The notebook draws its embedding tables and its shuffle from the default
@@ -29,11 +29,12 @@ import torch
 import torch.nn as nn
 from torch.utils.data import Dataset, DataLoader
 
-from . import REPO_ROOT
+from . import REPO_ROOT, TOOLS_DIR
 
 BOOK_INITIAL_SEED = 8284876193480010798
 BOOK_TEXT = os.path.join(REPO_ROOT, "fixtures", "gpt2", "small-text-sample.txt")
-TEXT_DIR = os.path.join(REPO_ROOT, "tools", "text")
+NODE_DIR = TOOLS_DIR  # package.json, package-lock.json and node_modules/: js-tiktoken, pinned
+ENCODE_IDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "encode_ids.mjs")
 
 
 class JsTiktokenMissing(RuntimeError):
@@ -44,14 +45,14 @@ def js_tiktoken_status():
     """None if node and the pinned js-tiktoken are there, else why not."""
     node = shutil.which("node") or shutil.which("nodejs")
     if not node:
-        return "no node to run the reference tokenizer (apt-get install nodejs npm; npm ci --prefix tools/text)"
-    pkg = os.path.join(TEXT_DIR, "node_modules", "js-tiktoken", "package.json")
+        return "no node to run the reference tokenizer (apt-get install nodejs npm; npm ci --prefix tools)"
+    pkg = os.path.join(NODE_DIR, "node_modules", "js-tiktoken", "package.json")
     if not os.path.exists(pkg):
-        return "js-tiktoken is not installed (npm ci --prefix tools/text)"
-    want = json.load(open(os.path.join(TEXT_DIR, "package.json")))["devDependencies"]["js-tiktoken"]
+        return "js-tiktoken is not installed (npm ci --prefix tools)"
+    want = json.load(open(os.path.join(NODE_DIR, "package.json")))["devDependencies"]["js-tiktoken"]
     have = json.load(open(pkg))["version"]
     if want != have:
-        return f"tools/text/node_modules has js-tiktoken {have}, package.json pins {want} (npm ci --prefix tools/text)"
+        return f"tools/node_modules has js-tiktoken {have}, package.json pins {want} (npm ci --prefix tools)"
     return None
 
 
@@ -60,12 +61,12 @@ _encoded = {}
 
 def node_inputs():
     """The files this chapter's export reads besides Python's: for the depfile.
-    Without js-tiktoken, tools/text itself: `npm ci` making node_modules there
+    Without js-tiktoken, tools/ itself: `npm ci` making node_modules there
     changes it, so that the next build exports this chapter's files again."""
     node = shutil.which("node") or shutil.which("nodejs")
-    pkg = os.path.join(TEXT_DIR, "node_modules", "js-tiktoken", "package.json")
-    return [BOOK_TEXT, os.path.join(TEXT_DIR, "encode_ids.mjs"), os.path.join(TEXT_DIR, "package.json"),
-            os.path.join(TEXT_DIR, "package-lock.json"), pkg if os.path.exists(pkg) else TEXT_DIR] + \
+    pkg = os.path.join(NODE_DIR, "node_modules", "js-tiktoken", "package.json")
+    return [BOOK_TEXT, ENCODE_IDS, os.path.join(NODE_DIR, "package.json"),
+            os.path.join(NODE_DIR, "package-lock.json"), pkg if os.path.exists(pkg) else NODE_DIR] + \
         ([os.path.realpath(node)] if node else [])
 
 
@@ -85,7 +86,7 @@ def _run_node(text):
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         out = subprocess.run([shutil.which("node") or shutil.which("nodejs"),
-                              os.path.join(TEXT_DIR, "encode_ids.mjs"), path],
+                              ENCODE_IDS, path],
                              check=True, capture_output=True, text=True).stdout
     r = json.loads(out)
     return r["allowed"], r["raises"]

@@ -1,6 +1,6 @@
 """Export litattn's fixtures: what real PyTorch computes for each chapter.
 
-cli.py: the command line of tools/export_fixtures.py (its docstring says
+cli.py: the command line of tools/export/export_fixtures.py (its docstring says
 what each option does), and --custom, one fixture for parameters of your
 choosing.
 """
@@ -12,9 +12,8 @@ import time
 
 import torch
 
-import chapters as chapter_table  # tools/chapters.py: chapters/chapters.txt
-import fixture_diff  # tools/fixture_diff.py: comparing two sets of fixtures
-
+from . import chapters as chapter_table  # chapters/chapters.txt
+from . import fixture_diff  # comparing two sets of fixtures
 from . import FIXTURES_DIR, SCRIPT
 from .files import check, export_files, jobs, regenerate
 from .sweep import CH_CA, CH_MHA, CH_WRAP, sweep_inputs

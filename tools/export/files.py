@@ -1,6 +1,6 @@
 """files.py: every file as an independent job, run in parallel; --check; --regenerate."""
 
-import importlib.util
+import importlib
 import multiprocessing
 import os
 import shutil
@@ -10,10 +10,9 @@ import time
 
 import torch
 
-import chapters as chapter_table  # tools/chapters.py: chapters/chapters.txt
-import fixture_diff  # tools/fixture_diff.py: comparing two sets of fixtures
-
-from . import SCRIPT, TOOLS_DIR
+from . import chapters as chapter_table  # chapters/chapters.txt
+from . import fixture_diff  # comparing two sets of fixtures
+from . import SCRIPT
 from .ch03_mha import js_tiktoken_status, node_inputs
 from .sweep import write_data_sweep, write_sweep
 from .variants import book_fixtures, run_variant
@@ -32,21 +31,17 @@ SKIPPED_NODE = "SKIPPED_NODE"  # in a --regenerate directory: why NEEDS_NODE wer
 # backward passes, takes torch with the reference BLAS minutes (the figures:
 # tests/BENCHMARKS.md). The build's export (--regenerate, the regen test)
 # leaves it out; the default export and --check make it
-# (tools/export_fixtures.py --check --only <it>).
+# (tools/export/export_fixtures.py --check --only <it>).
 EXPORTED_ONCE = ("ch03_bonus_mha_implementations.book.h5",)
 
-HELPERS = ("kernel_cases", "backward_cases", "printer_cases", "random_cases")  # tools/<stem>.py, each writing <stem>.h5
+# The unit tests' case files, each written by its module here, export.<stem>
+# (tools/export/<stem>.py), to <stem>.h5. Loaded when a worker writes one.
+HELPERS = ("kernel_cases", "backward_cases", "printer_cases", "random_cases")
 
 
 def load_helper(stem):
-    """tools/<stem>.py's module, or None if that helper is not written yet."""
-    path = os.path.join(TOOLS_DIR, stem + ".py")
-    if not os.path.exists(path):
-        return None
-    spec = importlib.util.spec_from_file_location("litattn_" + stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """The module export.<stem>, which writes <stem>.h5."""
+    return importlib.import_module(f"{__package__}.{stem}")
 
 
 def _write_book_fixture(chapter, variant, spec):
@@ -155,7 +150,6 @@ def files_read():
     helpers the workers load, and /etc/alternatives, where Debian chooses
     which libblas.so.3 is loaded."""
     paths = {sys.executable, chapter_table.TABLE_PATH, "/etc/alternatives"}
-    paths.update(os.path.join(TOOLS_DIR, stem + ".py") for stem in HELPERS)
     for stem in HELPERS:  # the workers load them: their own imports (case_files) count too
         load_helper(stem)
     paths.update(os.path.abspath(m.__file__) for m in list(sys.modules.values())

@@ -106,7 +106,7 @@ class Run:
         """litattn's Beyond cell `code` (the text the chapter shows), at the
         point where the notebook would run it, with the notebook's names it
         reads; nothing here (the export computes its values itself).
-        tools/beyond_check.py runs the text there literally, in torch."""
+        tools/cases/beyond_check.py runs the text there literally, in torch."""
 
     def input(self, name, t):
         self.keep(name, t, "input")

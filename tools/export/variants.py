@@ -2,8 +2,7 @@
 
 import torch
 
-import chapters as chapter_table  # tools/chapters.py: chapters/chapters.txt
-
+from . import chapters as chapter_table  # chapters/chapters.txt
 from .ch03_3 import book_inputs, ch03_3_simplified_attention
 from .ch03_4 import (ch03_4_1_scaling_rationale, ch03_4_1_trainable_weights, ch03_4_2_self_attention_v1,
                      ch03_4_2_self_attention_v2)
@@ -14,7 +13,7 @@ from .ch03_bonus import ch03_bonus_mha_implementations
 from .ch03_buffers import ch03_understanding_buffers
 from .run import Run
 
-# Transcripts (fixtures/book/), named by their file prefix (tools/export_fixtures.py).
+# Transcripts (fixtures/book/), named by their file prefix (tools/export/export_fixtures.py).
 T000 = "000_efa2f07078f272d9.txt"
 T001 = "001_0f0553d38278198f.txt"
 T002 = "002_264268caed6f9ca7.txt"

@@ -1,6 +1,6 @@
 """view_bench.py: the bonus notebook's timing charts on its chapter's page.
 
-`meson test -C build --benchmark bonus` (tools/bench_bonus.py) writes
+`meson test -C build --benchmark bonus` (tools/bench/bench_bonus.py) writes
 BUILD/bench-bonus.json: each implementation's forward, and forward +
 backward, at (8, 1024, 768) on one thread in C and in torch 1.13, and peak
 memory against T. When that file exists, the page of

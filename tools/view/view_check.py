@@ -35,9 +35,9 @@ import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [_HERE, os.path.dirname(_HERE)]  # tools/view/, and tools/ (chapters.py, extract_book_blocks.py)
-from chapters import BOOK_DIR, REPO_ROOT, table as chapter_table  # noqa: E402
-import extract_book_blocks as ebb  # noqa: E402
+sys.path[:1] = [_HERE, os.path.dirname(_HERE)]  # tools/view/, and tools/ (export.chapters, cases.extract_book_blocks)
+from export.chapters import BOOK_DIR, REPO_ROOT, table as chapter_table  # noqa: E402
+from cases import extract_book_blocks as ebb  # noqa: E402
 import view_sources as vs  # noqa: E402
 import view_site  # noqa: E402
 

@@ -82,12 +82,12 @@ SPECS = {
     f"{IMPL} In [26]": _version(BONUS),
     f"{IMPL} In [15]": ("reason", "because it lets a CUDA GPU's tensor cores multiply in TF32; litattn computes on "
                         "the CPU in float32, every product rounded as torch's CPU kernels round it"),
-    f"{IMPL} In [27]": ("method", "the benchmark's list of implementations (IMPLS in tools/bench_bonus.py): 1-4, 7 "
+    f"{IMPL} In [27]": ("method", "the benchmark's list of implementations (IMPLS in tools/bench/bench_bonus.py): 1-4, 7 "
                         "and 8 as the notebook's, and litattn's exact fused attention for 5, 6 and 9"),
     f"{IMPL} In [28]": ("method", "the charts of In [30], In [32] and In [34] below are drawn in this function's "
                         "layout (tools/view/view_counterparts.py), one bar for C beside one for torch"),
     f"{IMPL} In [29]": ("method", "tests/bench_bonus.c times the C forward (a warm-up, then the median of at least "
-                        "3 runs); tools/bench_bonus.py times torch 1.13's the same way, on one CPU thread (no "
+                        "3 runs); tools/bench/bench_bonus.py times torch 1.13's the same way, on one CPU thread (no "
                         "CUDA events on a CPU)"),
     f"{IMPL} In [31]": ("method", "the benchmark's forward + backward: x.requires_grad_(); m(x).sum().backward(), in "
                         "C (bench_bonus times) and in torch (bench_bonus.py --backward)"),

@@ -146,7 +146,7 @@ def draw(spec):
     bar.ax.tick_params(labelsize=7)
     if spec.get("binary"):
         bar.set_ticks(sorted({vmin, vmax}))
-    return svg_of(fig, "tools/book_view.py")
+    return svg_of(fig, "tools/view/book_view.py")
 
 
 def svg_of(fig, creator):

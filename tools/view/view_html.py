@@ -369,7 +369,7 @@ def layout(title, body):
             f'<title>{esc(title)}</title>\n<link rel="stylesheet" href="style.css">\n</head>\n<body>\n'
             '<header class="site"><a href="index.html">litattn</a> <span>chapter 3 of <cite>Build a Large '
             'Language Model (From Scratch)</cite>, in C, beside the book</span></header>\n'
-            f'<main>\n{body}\n</main>\n<footer class="site">Built by <code>tools/book_view.py</code> '
+            f'<main>\n{body}\n</main>\n<footer class="site">Built by <code>tools/view/book_view.py</code> '
             '(<code>ninja -C build book-view</code>) from the chapters\' source, their output and their '
             '<code>--dump</code> files, the official notebooks and the PyTorch fixtures.</footer>\n</body>\n</html>\n')
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import extract_book_blocks as ebb
+from cases import extract_book_blocks as ebb
 import view_runs as vr
 import view_sources as vs
 

@@ -68,7 +68,7 @@ def companion(notebooks, pages_by_label, counterparts=None):
         cell["id"] = f"litattn-{k:03d}"  # the same ids on every build
     nb = v4.new_notebook(cells=cells, metadata={
         "language_info": {"name": "c", "file_extension": ".c", "mimetype": "text/x-csrc"},
-        "litattn": {"mirrors": "ch03.ipynb, exercise-solutions.ipynb", "made_by": "tools/book_view.py"},
+        "litattn": {"mirrors": "ch03.ipynb, exercise-solutions.ipynb", "made_by": "tools/view/book_view.py"},
     })
     nbformat.validate(nb)
     return nb

@@ -16,7 +16,7 @@ def ensure_site(build, site):
     os.makedirs(os.path.dirname(os.path.abspath(site)), exist_ok=True)
     with open(os.path.abspath(site) + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "book_view.py")
+        tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "book_view.py")
         p = subprocess.run([sys.executable, tool, "--build", build, "--out", site, "--if-stale", "--no-fail"],
                            capture_output=True, text=True)
         print(p.stdout.strip() or "book_view: (no output)")

@@ -3,7 +3,7 @@ cut into cells, the official notebooks' cells, and the chapters' printed output.
 
 Everything here is read at build time from the files themselves, so the view
 can never show a block of C or a recorded output that was copied by hand.
-The notebook outputs come from tools/extract_book_blocks.py (cell_output,
+The notebook outputs come from tools/cases/extract_book_blocks.py (cell_output,
 exercise_outputs), the same functions that write the `book` suite's blocks.
 """
 
@@ -13,8 +13,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
-import extract_book_blocks as ebb  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/: the package cases
+from cases import extract_book_blocks as ebb  # noqa: E402
 
 # --- the C: one block per marker ---------------------------------------------------------------
 

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""Writes the .pth cases of `unit / pth` (tests/test_pth.c) into a folder.
+
+    /usr/bin/python3 tools/cases/pth_cases.py fixtures/pth
+    /usr/bin/python3 tools/cases/pth_cases.py --check fixtures/pth   (regen / pth_cases)
+
+Good cases are torch.save's own output (torch 1.13), each with NAME.txt
+(one line per key: the key, its rank and sizes) and NAME.bin (every tensor's
+values, t.contiguous(), float32 little-endian, in key order): what the C must
+read bit for bit. Bad cases are real torch.save output broken one way each,
+or pickles written by Python's own pickler over the globals torch uses. Each
+line of cases.tsv is `good NAME` or `bad NAME WORDS`, WORDS a part of the
+one-line error the reader must give. Deterministic: run again, the same bytes,
+but for legacy.pth (torch's legacy format records a random key); --check
+writes them into a temporary folder and compares every other file with
+the committed ones (exit 77, SKIP, without torch).
+"""
+import collections
+import filecmp
+import io
+import os
+import pickle
+import struct
+import sys
+import tempfile
+import zipfile
+
+try:
+    import torch
+except ImportError:
+    print("SKIP: no torch for /usr/bin/python3 (Debian's python3-torch)")
+    sys.exit(77)
+
+CHECK = len(sys.argv) > 2 and sys.argv[1] == "--check"
+COMMITTED = sys.argv[2] if CHECK else None
+OUT = tempfile.mkdtemp() if CHECK else (sys.argv[1] if len(sys.argv) > 1 else "fixtures/pth")
+os.makedirs(OUT, exist_ok=True)
+cases = []
+
+
+def path(name):
+    return os.path.join(OUT, name + ".pth")
+
+
+def expect(name, sd):
+    with open(os.path.join(OUT, name + ".txt"), "w") as f, open(os.path.join(OUT, name + ".bin"), "wb") as b:
+        for k, t in sd.items():
+            f.write("%s %d %s\n" % (k, t.dim(), " ".join(str(s) for s in t.shape)))
+            b.write(t.contiguous().numpy().astype("<f4").tobytes())
+
+
+def good(name, sd):
+    torch.save(sd, path(name))
+    expect(name, sd)
+    cases.append("good\t%s" % name)
+
+
+def bad(name, words):
+    cases.append("bad\t%s\t%s" % (name, words))
+
+
+def records(p):
+    with zipfile.ZipFile(p) as z:
+        return [(i.filename, z.read(i.filename)) for i in z.infolist()]
+
+
+def write_zip(p, recs, compress=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(p, "w") as z:
+        for name, data in recs:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = compress
+            z.writestr(info, data)
+
+
+class Storage:
+    """A storage as torch.save's persistent id names it."""
+    def __init__(self, key, numel, type_=torch.FloatStorage):
+        self.key, self.numel, self.type = key, numel, type_
+
+
+class Tensor:
+    """Reduces as torch 1.13 reduces a tensor, to _rebuild_tensor_v2."""
+    def __init__(self, storage, offset, size, stride):
+        self.args = (storage, offset, tuple(size), tuple(stride), False, collections.OrderedDict())
+
+    def __reduce__(self):
+        return (torch._utils._rebuild_tensor_v2, self.args)
+
+
+class Pickler(pickle.Pickler):
+    def persistent_id(self, obj):
+        if isinstance(obj, Storage):
+            return ("storage", obj.type, obj.key, "cpu", obj.numel)
+        return None
+
+
+def crafted(name, entries, data, words):
+    """A state_dict pickled by Python's pickler (protocol 2), storages given."""
+    buf = io.BytesIO()
+    Pickler(buf, protocol=2).dump(collections.OrderedDict(entries))
+    write_zip(path(name), [("archive/data.pkl", buf.getvalue())] +
+              [("archive/data/%s" % k, v) for k, v in data.items()] + [("archive/version", b"3\n")])
+    bad(name, words)
+
+
+torch.manual_seed(123)
+# --- good: torch.save's own files --------------------------------------------------------
+lin = torch.nn.Linear(3, 2)
+good("linear", lin.state_dict())  # with _metadata (BUILD)
+
+
+class MultiHeadAttention(torch.nn.Module):  # chapter 3's, at GPT-2's width
+    def __init__(self, d_in, d_out, context_length, num_heads):
+        super().__init__()
+        self.W_query = torch.nn.Linear(d_in, d_out, bias=False)
+        self.W_key = torch.nn.Linear(d_in, d_out, bias=False)
+        self.W_value = torch.nn.Linear(d_in, d_out, bias=False)
+        self.out_proj = torch.nn.Linear(d_out, d_out)
+        self.dropout = torch.nn.Dropout(0.0)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+
+good("mha", MultiHeadAttention(6, 4, 5, 2).state_dict())
+x = torch.arange(24, dtype=torch.float32)
+layouts = collections.OrderedDict()
+layouts["transposed"] = torch.randn(3, 4).t()          # strides (1, 4)
+layouts["offset_view"] = x[5:17].view(3, 4)            # storage offset 5, shared with "whole"
+layouts["whole"] = x
+layouts["every_other"] = x[1::2]                         # stride 2
+layouts["scalar"] = torch.tensor(-0.0)
+layouts["empty"] = torch.empty(0, 3)
+layouts["rank4"] = torch.randn(2, 1, 3, 2)
+layouts["specials"] = torch.tensor([float("inf"), float("-inf"), float("nan"), 1e-45, -0.0])
+layouts["tied"] = layouts["rank4"]                       # the same tensor under two keys
+good("layouts", layouts)
+many = collections.OrderedDict(("t%04d" % i, torch.full((2,), float(i))) for i in range(1100))
+good("many", many)  # two SETITEMS batches, LONG_BINPUT past memo 255
+# bool tensors (a mask registered with .bool(): MHAPyTorchClass), read as 0.0
+# and 1.0: one storage, whole and through a transposed view of it
+mask = torch.triu(torch.ones(5, 5), diagonal=1).bool()
+good("bool_mask", collections.OrderedDict([("mask", mask), ("mask_t", mask.t()), ("w", torch.ones(2))]))
+
+# torch 2.x's layout: the records it adds beside those of torch 1.13.
+recs = [(n.replace("linear/", "archive/"), d) for n, d in records(path("linear"))]
+recs.insert(1, ("archive/byteorder", b"little"))
+recs += [("archive/.data/version", b"3\n"), ("archive/.data/serialization_id", b"1234567890123456789012345678901234567890"),
+         ("archive/.format_version", b"1"), ("archive/.storage_alignment", b"64")]
+write_zip(path("torch2_layout"), recs)
+expect("torch2_layout", lin.state_dict())
+cases.append("good\ttorch2_layout")
+
+# --- bad ---------------------------------------------------------------------------------
+lin_bytes = open(path("linear"), "rb").read()
+with open(path("not_zip"), "wb") as f:
+    f.write(b"\x89HDF\r\n\x1a\n" + bytes(64))
+bad("not_zip", "expected a zip archive")
+open(path("empty_file"), "wb").close()
+bad("empty_file", "found an empty file")
+torch.save(lin.state_dict(), path("legacy"), _use_new_zipfile_serialization=False)
+bad("legacy", "legacy format")
+with open(path("truncated"), "wb") as f:
+    f.write(lin_bytes[: len(lin_bytes) // 2])
+bad("truncated", "truncated")
+
+# A flipped bit in the weight's data: its CRC-32 no longer matches.
+with zipfile.ZipFile(path("linear")) as z:
+    info = z.getinfo("linear/data/0")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    hdr = lin_bytes[info.header_offset: info.header_offset + 30]
+    start = info.header_offset + 30 + struct.unpack("<H", hdr[26:28])[0] + struct.unpack("<H", hdr[28:30])[0]
+b = bytearray(lin_bytes)
+b[start] ^= 0x01
+open(path("crc"), "wb").write(b)
+bad("crc", "CRC-32")
+
+# The central directory declares data/0 far larger than the file.
+b = bytearray(lin_bytes)
+cd = b.rfind(b"PK\x01\x02" + b"\x00" * 0, 0)
+i = b.find(b"PK\x01\x02")
+while i >= 0:
+    name_len = struct.unpack("<H", b[i + 28:i + 30])[0]
+    if b[i + 46:i + 46 + name_len] == b"linear/data/0":
+        b[i + 20:i + 28] = struct.pack("<II", 0x7FFFFFF0, 0x7FFFFFF0)
+    i = b.find(b"PK\x01\x02", i + 4)
+open(path("huge_record"), "wb").write(b)
+bad("huge_record", "found one declaring 2147483632")
+
+# Storages shorter than their tensors: a record cut short; a view past the end.
+recs = records(path("linear"))
+recs = [(n, d[:-4] if n == "linear/data/0" else d) for n, d in recs]
+write_zip(path("short_record"), recs)
+bad("short_record", "expected 24 bytes, found a record of 20")
+f6 = struct.pack("<6f", *range(6))
+crafted("past_storage", [("w", Tensor(Storage("0", 6), 0, (3, 3), (3, 1)))], {"0": f6},
+        "reaches element 8")
+crafted("bad_stride", [("w", Tensor(Storage("0", 6), 0, (2, 3), (1, 4)))], {"0": f6}, "reaches element 9")
+crafted("bad_offset", [("w", Tensor(Storage("0", 6), 7, (), ()))], {"0": f6}, "at offset 7")
+crafted("missing_record", [("w", Tensor(Storage("1", 6), 0, (6,), (1,)))], {"0": f6}, "archive/data/1")
+crafted("rank5", [("w", Tensor(Storage("0", 1), 0, (1, 1, 1, 1, 1), (1, 1, 1, 1, 1)))],
+        {"0": struct.pack("<f", 1)}, "at most 4 axes")
+crafted("half", [("w", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,)))], {"0": bytes(4)},
+        "torch.HalfStorage (float16)")
+crafted("newline_key", [("a\nb", Tensor(Storage("0", 2, torch.HalfStorage), 0, (2,), (1,)))], {"0": bytes(4)},
+        "'a\\x0ab': expected a float32 tensor")  # the key's newline escaped: one line
+crafted("bool_byte", [("mask", Tensor(Storage("0", 3, torch.BoolStorage), 0, (3,), (1,)))], {"0": bytes([1, 0, 2])},
+        "expected bytes 0 or 1, found 2 at element 2")
+torch.save({"w": torch.zeros(2, dtype=torch.float64)}, path("float64"))
+bad("float64", "torch.DoubleStorage (float64)")
+
+
+def with_pickle(name, pkl, words, compress=zipfile.ZIP_STORED):
+    recs = [(n, pkl if n.endswith("data.pkl") else d) for n, d in records(path("linear"))]
+    write_zip(path(name), recs, compress)
+    bad(name, words)
+
+
+pkl = dict(records(path("linear")))["linear/data.pkl"]
+with_pickle("os_system", b"\x80\x02cos\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85q\x02Rq\x03.",
+            "found os.system: refused")
+with_pickle("builtins_eval", pkl.replace(b"ccollections\nOrderedDict\n", b"cbuiltins\neval\n"),
+            "found builtins.eval: refused")
+with_pickle("no_stop", pkl[:-1], "expected STOP, found the pickle's end")
+with_pickle("endless", b"\x80\x02" + b"(" * (1 << 21), "expected a stack of at most",
+            zipfile.ZIP_DEFLATED)  # 2 MiB of MARK, deflated
+with_pickle("list_opcode", b"\x80\x02]q\x00.", "found EMPTY_LIST (0x5d): refused")
+b = bytearray(records(path("linear"))[0][1])
+recs = records(path("linear")) + [("linear/byteorder", b"big")]
+write_zip(path("big_endian"), recs)
+bad("big_endian", "expected 'little'")
+
+with open(os.path.join(OUT, "cases.tsv"), "w") as f:
+    f.write("# tools/cases/pth_cases.py: good NAME | bad NAME WORDS-OF-THE-ERROR\n")
+    f.write("\n".join(cases) + "\n")
+print("%d cases in %s" % (len(cases), OUT))
+if CHECK:
+    import shutil
+    names = sorted(set(os.listdir(OUT)) | set(os.listdir(COMMITTED)))
+    differ = [n for n in names if n != "legacy.pth" and
+              not (os.path.exists(os.path.join(COMMITTED, n)) and os.path.exists(os.path.join(OUT, n)) and
+                   filecmp.cmp(os.path.join(OUT, n), os.path.join(COMMITTED, n), shallow=False))]
+    shutil.rmtree(OUT)
+    for n in differ:
+        print("FAIL %s: made again by torch, it differs from the committed file (or one side lacks it)" % n)
+    print("%d files compared, %d differ" % (len(names), len(differ)))
+    sys.exit(1 if differ else 0)
