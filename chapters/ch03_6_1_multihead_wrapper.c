@@ -8,7 +8,7 @@
 // code: it is what CausalAttention printed when its softmax normalised over
 // dim=1 (the queries) instead of the last dimension. The book's variant runs
 // the code as written; the variant `recorded` runs that old softmax and reproduces
-// the recorded text (softmax over a dimension that is not the last: lib/tensor/kernels.c).
+// the recorded text (softmax over a dimension that is not the last: lib/tensor/rows.c).
 #include "chapter.h"
 
 int main(int argc, char **argv) {

@@ -11,7 +11,7 @@
 // tensor made, and give its bits. 5 and 6 call
 // nn.functional.scaled_dot_product_attention, which arrived in torch 2.0, and
 // 9 FlexAttention (torch 2.5 and CUDA): here litattn's exact fused attention
-// (lib/tensor/fast_kernels.h attend_fast) stands in, which never holds a
+// (lib/tensor/attend_fast.c) stands in, which never holds a
 // (T, T) tensor, and the chapter shows that it gives chapter 3's bits.
 //
 // Beyond the notebook, after implementations 1 to 4, 7 and 8 a cell of our

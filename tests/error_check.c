@@ -4,7 +4,7 @@
 //               [--chapter NAME] [--only TEXT]... [--vocab GPT2_TIKTOKEN] [--fixtures-dir DIR]
 //               CHAPTER_DIR CATALOGUE
 //
-// CATALOGUE is the catalogue.tsv that tools/make_malformed writes: one broken
+// CATALOGUE is the catalogue.tsv that make_malformed (tools/cases/malformed/) writes: one broken
 // fixture per line (case, chapter, path, extra arguments, what the error
 // must name, and what stdout may hold). Every chapter (or, with --chapter,
 // one: meson runs one shard per chapter, in parallel) is run on every case

@@ -124,7 +124,7 @@ void snapshot_free(Snapshot *s);
 // The child's records depend on the file's bytes alone (and on the limits,
 // and on this program's HDF5). So the build reads each fixture it ships once,
 // with the default limits, and compiles its bytes and its records into the
-// chapter (tools/embed_snapshots.c). A file with exactly those bytes, asked
+// chapter (tools/build/embed_snapshots.c). A file with exactly those bytes, asked
 // for with the default limits and no group, is then answered from those
 // records, with no child and no HDF5 at all: the same snapshot, sooner
 // (`meson test -C build --benchmark startup` shows by how much). Any other

@@ -1,6 +1,6 @@
 // settings.h: the attributes a fixture gives a chapter, and the rule each is
 // checked against (type and range). One table, read by the chapters'
-// runtime (config.c) and by the errors catalogue (tools/malformed/attributes.c),
+// runtime (config.c) and by the errors catalogue (tools/cases/malformed/attributes.c),
 // which breaks every rule on purpose.
 #ifndef LITATTN_SETTINGS_H
 #define LITATTN_SETTINGS_H

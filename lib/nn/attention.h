@@ -77,7 +77,7 @@ Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name
 
 // The backward of attention_forward (or attention_materialised) over what it
 // kept in *act: dcontext (the context's shape, (T, d), (b, T, d) or (b, h, T, hd))
-// -> *dq, *dk, *dv (new, queries' shape), backward_kernels.h attend_ref_backward's
+// -> *dq, *dk, *dv (new, queries' shape), attend.h attend_ref_backward's
 // order of operations. causal: whether the forward masked (every module but
 // the 2-D self-attention).
 void attention_backward_kept(const AttentionActivations *act, Tensor dcontext, double scale, bool causal, int softmax_dim,

@@ -71,7 +71,7 @@ Tensor linear_forward(const Linear *l, Tensor x) {
     return y;
 }
 
-// linear_forward's backward (backward_kernels.c: linear_backward_*):
+// linear_forward's backward (gemm.c and rows.c: gemm_linear_backward_x, _w, rows_linear_backward_bias):
 //   dweight = dy^T @ x, dbias = dy summed over the rows, dx (+)= dy @ weight,
 // all rows of x (any rank) taken as one matrix, as F.linear does.
 void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor *dx, bool dy_colmajor) {

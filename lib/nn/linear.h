@@ -42,7 +42,7 @@ typedef struct {
 // gradients into g (new tensors), and x's: assigned to *dx when dx->data is
 // NULL (x's first gradient), else added to it (dx = dx + dy @ weight), as
 // torch's InputBuffer adds a later consumer's gradient. dx may be NULL.
-// dy_colmajor: torch holds dy as a transposed view (backward_kernels.h
+// dy_colmajor: torch holds dy as a transposed view (rows.h
 // rows_linear_backward_bias), which only changes the bias sum's order.
 void linear_backward(const Linear *l, Tensor x, Tensor dy, LinearGrad *g, Tensor *dx, bool dy_colmajor);
 

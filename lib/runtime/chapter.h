@@ -55,7 +55,7 @@ typedef struct {
     const struct BuiltinFiles *files;        // the other files built in: the book's text, the vocabulary (locate.h)
 } ChapterSpec;
 
-// Written by the build for each chapter (tools/embed_snapshots.c).
+// Written by the build for each chapter (tools/build/embed_snapshots.c).
 extern const struct ShippedSnapshots litattn_shipped;
 extern const struct BuiltinFiles litattn_builtin_files;
 

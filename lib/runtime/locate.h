@@ -9,7 +9,7 @@
 //      default layout), so that a prefix copied or staged elsewhere
 //      (DESTDIR) still finds its data;
 //   3. the installed data directory as configured: <prefix>/<datadir>/litattn/fixtures.
-// Then among the files built into the chapter (tools/embed_snapshots.c):
+// Then among the files built into the chapter (tools/build/embed_snapshots.c):
 // each of its variants' fixtures, and for the data-loading chapter the
 // book's text and GPT-2's vocabulary. So the program copied alone anywhere
 // runs its book variant.

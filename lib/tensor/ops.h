@@ -1,7 +1,7 @@
 // ops.h: the notebook's torch expressions, one function each, on tensors of
 // rank 0 to 4. They check shapes (a mismatch is bad input: one line naming
 // the operation and both shapes), allocate the result, call the arithmetic in
-// kernels.h, and record the grad_fn torch would print. So a chapter reads like
+// the op families (gemm.h, rows.h, noise.h, layout.h, attend.h), and record the grad_fn torch would print. So a chapter reads like
 // its notebook:
 //
 //   attn_scores = queries @ keys.transpose(1, 2)

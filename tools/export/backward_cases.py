@@ -1,5 +1,5 @@
 """backward_cases.py: what PyTorch 1.13's autograd computes for each backward
-of lib/tensor/backward_kernels.h and lib/nn/'s modules, for tests/test_backward.c.
+of lib/tensor/ (the families' backward references) and lib/nn/'s modules, for tests/test_backward.c.
 
 Writes fixtures/backward_cases.h5: one group per case, holding
   float32 datasets, shaped like the torch tensors, each with a string

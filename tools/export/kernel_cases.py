@@ -1,4 +1,4 @@
-"""kernel_cases.py: what PyTorch 1.13 computes for each kernel of lib/tensor/kernels.h,
+"""kernel_cases.py: what PyTorch 1.13 computes for each kernel of lib/tensor/ (the families' scalar references),
 for tests/test_kernels.c.
 
 Writes fixtures/kernel_cases.h5: one group per case, holding
