@@ -110,7 +110,7 @@ void causal_attention_add_grads(Gradients *g, const char *prefix, const CausalAt
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
 static Tensor forward_keeping(void *m, Tensor x) {
-    return causal_attention_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
+    return causal_attention_forward_as(m, x, COMPUTE_FOR_BACKWARD);
 }
 static void backward(const void *m, Tensor dout, Gradients *g) {
     CausalAttentionGrads cg = causal_attention_backward(m, dout);

@@ -112,7 +112,7 @@ MultiHeadAttentionCombinedQKVGrads mha_combined_qkv_backward(const MultiHeadAtte
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
 static Tensor forward_keeping(void *m, Tensor x) {
-    return mha_combined_qkv_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
+    return mha_combined_qkv_forward_as(m, x, COMPUTE_FOR_BACKWARD);
 }
 static void backward(const void *m, Tensor dout, Gradients *g) {
     MultiHeadAttentionCombinedQKVGrads cg = mha_combined_qkv_backward(m, dout);

@@ -164,7 +164,7 @@ MHAEinsumGrads mha_einsum_backward(const MHAEinsum *m, Tensor dout) {
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
 static Tensor forward_keeping(void *m, Tensor x) {
-    return mha_einsum_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
+    return mha_einsum_forward_as(m, x, COMPUTE_FOR_BACKWARD);
 }
 static void backward(const void *m, Tensor dout, Gradients *g) {
     MHAEinsumGrads eg = mha_einsum_backward(m, dout);

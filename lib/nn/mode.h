@@ -46,4 +46,8 @@ typedef struct {
     bool keep;
 } ComputeMode;
 
+// The forward of loss = m(x).sum(); loss.backward() (module_sum_backward):
+// fused, nothing reported, its activations kept for the backward.
+#define COMPUTE_FOR_BACKWARD ((ComputeMode){ATTENTION_FUSED, .keep = true})
+
 #endif

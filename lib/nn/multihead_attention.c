@@ -235,9 +235,8 @@ MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m
 }
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
-static const ComputeMode keeping = {ATTENTION_FUSED, .keep = true};
 
-static Tensor wrapper_forward_keeping(void *m, Tensor x) { return multihead_attention_wrapper_forward_as(m, x, keeping); }
+static Tensor wrapper_forward_keeping(void *m, Tensor x) { return multihead_attention_wrapper_forward_as(m, x, COMPUTE_FOR_BACKWARD); }
 static void wrapper_backward(const void *p, Tensor dout, Gradients *g) {
     const MultiHeadAttentionWrapper *m = p;
     static MultiHeadAttentionWrapperGrads wg;  // 64 heads: large for the stack
@@ -270,7 +269,7 @@ static Tensor mha_forward_keeping(void *p, Tensor x) {
         m->last_input = (Tensor){0};
         return tensor_empty(SIZE(dim(x, 0), dim(x, 1), m->d_out));
     }
-    return multihead_attention_forward_as(m, x, keeping);
+    return multihead_attention_forward_as(m, x, COMPUTE_FOR_BACKWARD);
 }
 static void mha_backward(const void *m, Tensor dout, Gradients *g) {
     MultiHeadAttentionGrads mg = multihead_attention_backward(m, dout);

@@ -153,9 +153,8 @@ SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor
 }
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
-static const ComputeMode keeping = {ATTENTION_FUSED, .keep = true};
 
-static Tensor v1_forward_keeping(void *m, Tensor x) { return self_attention_v1_forward_as(m, x, keeping); }
+static Tensor v1_forward_keeping(void *m, Tensor x) { return self_attention_v1_forward_as(m, x, COMPUTE_FOR_BACKWARD); }
 static void v1_backward(const void *m, Tensor dout, Gradients *g) {
     SelfAttentionV1Grads sg = self_attention_v1_backward(m, dout);
     gradients_add(g, "", "W_query", sg.W_query);
@@ -168,7 +167,7 @@ static const ModuleOps v1_ops = {v1_forward_keeping, v1_backward, v1_forget};
 
 Gradients self_attention_v1_sum_backward(SelfAttentionV1 *m, Tensor x) { return module_sum_backward(&v1_ops, m, m->name, x); }
 
-static Tensor v2_forward_keeping(void *m, Tensor x) { return self_attention_v2_forward_as(m, x, keeping); }
+static Tensor v2_forward_keeping(void *m, Tensor x) { return self_attention_v2_forward_as(m, x, COMPUTE_FOR_BACKWARD); }
 static void v2_backward(const void *m, Tensor dout, Gradients *g) {
     SelfAttentionV2Grads sg = self_attention_v2_backward(m, dout);
     gradients_add_linear(g, "", "W_query", sg.W_query);

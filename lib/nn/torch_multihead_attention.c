@@ -180,7 +180,7 @@ MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor
 
 // --- loss = m(x).sum(); loss.backward() (gradients.h) ---------------------------------------
 static Tensor forward_keeping(void *m, Tensor x) {
-    return mha_pytorch_class_forward_as(m, x, (ComputeMode){ATTENTION_FUSED, .keep = true});
+    return mha_pytorch_class_forward_as(m, x, COMPUTE_FOR_BACKWARD);
 }
 static void backward(const void *m, Tensor dout, Gradients *g) {
     MHAPyTorchClassGrads pg = mha_pytorch_class_backward(m, dout);
