@@ -26,7 +26,7 @@ void sb_put(StrBuf *b, const void *bytes, size_t n);
 void sb_puts(StrBuf *b, const char *text);
 void sb_putc(StrBuf *b, char c);
 void sb_spaces(StrBuf *b, int n);  // n spaces (none if n <= 0)
-void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(1, 2)));
 // Makes room for `more` further bytes and returns where they go; the caller
 // writes them, then calls sb_grew(b, written).
 char *sb_reserve(StrBuf *b, size_t more);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "error.h"
 
 // --- opcodes (pickletools' names) ---------------------------------------------------------
 enum {
@@ -166,15 +167,18 @@ static Value mark_value = {.kind = K_MARK};
 
 
 static int fail(P *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// The message is one line whatever the pickle holds: every byte a terminal
+// could act on (a newline in a key or a name) is escaped (text_escape).
 static int fail(P *p, const char *fmt, ...) {
     if (p->failed) return 0;
     p->failed = true;
-    int k = snprintf(p->err, p->errlen, "at byte %zu: ", p->op_pos);
-    if (k < 0 || (size_t)k >= p->errlen) return 0;
+    char raw[2048];  // the longest message: two names of 200 bytes and the words around them
+    int k = snprintf(raw, sizeof raw, "at byte %zu: ", p->op_pos);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
+    vsnprintf(raw + k, sizeof raw - (size_t)k, fmt, ap);
     va_end(ap);
+    text_escape(p->err, p->errlen, raw);
     return 0;
 }
 
