@@ -49,8 +49,8 @@ def v1_v2_configs():
     return configs
 
 
-def _cfg(chapter, name, seeds, settings, T, d_in, inputs_seed, b=None, special=None, a=None):
-    return dict(chapter=chapter, name=name, seeds=seeds, settings=settings,
+def _cfg(chapter, name, seeds, settings, T, d_in, inputs_seed, b=None, special=None, a=None, skip=0):
+    return dict(chapter=chapter, name=name, seeds=seeds, settings=settings, skip=skip,
                 inputs=dict(T=T, d_in=d_in, inputs_seed=inputs_seed, b=b, special=special, a=a))
 
 
@@ -174,10 +174,11 @@ def new_class_configs():
     mask(0, 7, 3, 2, 0, "negrows")
     mask(42, 6, 3, 2, 1, "nan")
 
-    def drop(seed, sa_seed, T, d_in, d_out, p, special=None):
-        name = f"dropout_seed{seed}_sa{sa_seed}_T{T}_din{d_in}_dout{d_out}_p{p}{suffix(special)}"
+    def drop(seed, sa_seed, T, d_in, d_out, p, special=None, skip=0):
+        name = (f"dropout_seed{seed}_sa{sa_seed}_T{T}_din{d_in}_dout{d_out}_p{p}{suffix(special)}"
+                + (f"_skip{skip}" if skip else ""))
         out.append(_cfg(CH_DROP, name, {None: seed, "sa_v2": sa_seed}, dict(d_out=d_out, dropout=p), T, d_in,
-                        nxt(), special=special))
+                        nxt(), special=special, skip=skip))
 
     drop(123, 789, 9, 3, 2, 0.1)
     drop(0, -1, 33, 8, 4, 0.5)
@@ -187,6 +188,10 @@ def new_class_configs():
     # last bit from (float)(1.0 / (1 - p)), a scale rounded in double.
     drop(11, 789, 12, 3, 2, 0.025)
     ca(5, 2, 9, 9, 3, 4, 0.123, 1, 0)
+    # The continuing stream (--skip K): K draws discarded after the first
+    # seeding only; the chapter seeds six times, and each later
+    # torch.manual_seed starts its stream afresh.
+    drop(123, 789, 9, 3, 2, 0.5, skip=5)
     return out
 
 
@@ -271,7 +276,7 @@ def sweep_group(g, cfg, command):
     ins = sweep_inputs(cfg["inputs"])
     if cfg["chapter"] == CH_MHA and "a" not in ins:
         ins["a"] = book_a()
-    run = run_chapter(cfg["chapter"], ins, cfg["settings"], cfg["seeds"])
+    run = run_chapter(cfg["chapter"], ins, cfg["settings"], cfg["seeds"], cfg["skip"])
     spec = cfg["inputs"]
     what = (f"torch.rand({spec['T']}, {spec['d_in']})" if spec["b"] is None else
             f"a batch torch.rand({spec['b']}, {spec['T']}, {spec['d_in']})")

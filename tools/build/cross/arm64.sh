@@ -8,8 +8,8 @@
 # non-zero on any failure. Needs gcc-aarch64-linux-gnu, qemu-user and the
 # native build's packages (tools/setup.sh).
 #
-# Run:       unit, fixtures, bitexact, book, without the suite `full` (as the
-#            native default run). The chapters, the unit tests and
+# Run:       unit, fixtures, bitexact, book and fuzz seeds, without the suite
+#            `full` (as the native default run). The chapters, the unit tests and
 #            the drivers run under qemu-aarch64; the Python the unit suite runs
 #            (layers) runs here. The unit suite's reader_hardening cannot prove
 #            the reader's memory limit under qemu-user, which applies no
@@ -63,7 +63,7 @@ echo "=== arm64 cross build took $((SECONDS - t)) s"
 
 t=$SECONDS
 rm -f "$build/meson-logs/testlog.json"
-meson test -C "$build" --suite unit --suite fixtures --suite bitexact --suite book "${no_suites[@]}" \
+meson test -C "$build" --suite unit --suite fixtures --suite bitexact --suite book --suite 'fuzz seeds' "${no_suites[@]}" \
     --timeout-multiplier 10 --print-errorlogs
 echo "=== arm64 tests under qemu took $((SECONDS - t)) s"
 
