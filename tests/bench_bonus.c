@@ -12,7 +12,7 @@
 //                                  (8, 1024, 768) and (1, 16384, 768), after a warm-up (the
 //                                  first run, on fresh pages, printed apart)
 //   bench_bonus memory MODE T      one forward of chapter 3's MultiHeadAttention(768, 768, T, 0.0, 12)
-//                                  on (1, T, 768) in this process, MODE fused (ops fused_attention:
+//                                  on (1, T, 768) in this process, MODE fused (ops_fused_attention:
 //                                  no (T, T) tensor) or materialised (the (1, 12, T, T) tensors made,
 //                                  as torch does; the library refuses them past 2^26 elements, at
 //                                  T > 2048) or materialised-raw (the same steps on the fast kernels

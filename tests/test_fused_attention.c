@@ -4,7 +4,7 @@
 // --dump, which the fixtures check against PyTorch), ATTENTION_MATERIALISED
 // (made one batch item at a time: the bonus notebook's classes) and
 // ATTENTION_FUSED (passes 3-5 a block of rows at a time: a chapter run
-// without --dump; ops.h, fused_attention).
+// without --dump; ops.h, ops_fused_attention).
 //
 // Each case makes the module three times from the same torch.manual_seed,
 // once on each path, runs each forward on the same input, in training mode

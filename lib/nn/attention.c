@@ -81,7 +81,7 @@ Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name
         Size scores = shape(queries);
         scores.dims[last] = T;
         Tensor noise = dropout_factor(dropout, scores);
-        Tensor context = fused_attention(queries, keys, values, noise, true, scale);
+        Tensor context = ops_fused_attention(queries, keys, values, noise, true, scale);
         if (keep) *keep = (AttentionActivations){.x = keep->x, .keys = keys, .queries = queries, .values = values,
                                                  .noise = noise};
         else if (noise.data) tensor_free(noise);

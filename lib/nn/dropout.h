@@ -33,7 +33,7 @@ Tensor dropout_replace(Dropout *d, Tensor x);
 // x is neither freed nor changed.
 Tensor dropout_forward_keep(Dropout *d, Tensor x, Tensor *noise);
 // That factor alone, for an input of shape s, drawn as dropout_forward_keep
-// draws it: for a forward that applies it itself (fused_attention).
+// draws it: for a forward that applies it itself (ops_fused_attention).
 Tensor dropout_factor(Dropout *d, Size s);
 
 #endif

@@ -67,7 +67,7 @@ Tensor linear_forward(const Linear *l, Tensor x) {
                    : x.ndim == 2 ? (b ? "AddmmBackward0" : "MmBackward0")
                    : x.ndim == 3 ? (b ? "ViewBackward0" : "UnsafeViewBackward0")
                                  : (b ? "AddBackward0" : "UnsafeViewBackward0");
-    y.grad_fn = needs_grad(x) || needs_grad(l->weight) || (b && needs_grad(l->bias)) ? fn : NULL;
+    y.grad_fn = ops_needs_grad(x) || ops_needs_grad(l->weight) || (b && ops_needs_grad(l->bias)) ? fn : NULL;
     return y;
 }
 

@@ -7,7 +7,7 @@
 // hold the same parameters (qkv, then proj) and hand the heads to
 // nn.functional.scaled_dot_product_attention, which torch 1.13 lacks (2.0):
 // they are made here with mha_sdpa_new, and their forward is the exact fused
-// causal attention (ops fused_attention, ATTENTION_FUSED), chapter 3's order
+// causal attention (ops_fused_attention, ATTENTION_FUSED), chapter 3's order
 // of operations.
 #ifndef LITATTN_MHA_COMBINED_QKV_H
 #define LITATTN_MHA_COMBINED_QKV_H

@@ -14,7 +14,7 @@
 //
 //   ATTENTION_FUSED         no (T, T) tensor: scores, mask, softmax, dropout
 //                           and the product with the values a block of query
-//                           rows at a time (tensor/ops.h fused_attention); the
+//                           rows at a time (tensor/ops.h ops_fused_attention); the
 //                           forward reports nothing. A softmax over another
 //                           dim than the last, a mask the module holds, or the
 //                           book's 2-D self-attention make their (T, T)

@@ -14,7 +14,7 @@ void keep_long(Run *run, const char *name, LongTensor t) {
 static void record(void *ctx, const char *name, Tensor t) { keep((Run *)ctx, name, t); }
 
 // Keeps nothing: a module told so may skip making tensors only a record
-// would read (fused_attention).
+// would read (ops_fused_attention).
 static const Recorder nobody = {NULL, NULL};
 
 void keep_begin(Run *run) { run->recorder = (Recorder){record, run}; }

@@ -21,13 +21,13 @@ static noreturn void mismatch(const char *op, Tensor a, Tensor b) {
     die(EXIT_BAD_INPUT, "%s: %s: expected inputs whose shapes fit together, found %s and %s", error_input(), op, sa, sb);
 }
 
-bool needs_grad(Tensor t) { return torch_is_grad_enabled() && (t.requires_grad || t.grad_fn != NULL); }
+bool ops_needs_grad(Tensor t) { return torch_is_grad_enabled() && (t.requires_grad || t.grad_fn != NULL); }
 
 // The result of an operation on a (and b): torch records `fn` as its grad_fn
 // when an operand needs grad.
 static Tensor track(Tensor out, const char *fn, Tensor a, Tensor b) {
     out.requires_grad = false;
-    out.grad_fn = (needs_grad(a) || needs_grad(b)) ? fn : NULL;
+    out.grad_fn = (ops_needs_grad(a) || ops_needs_grad(b)) ? fn : NULL;
     return out;
 }
 
@@ -79,7 +79,7 @@ static Tensor concat(int n, const Tensor *ts, int dim, Size out_shape, const cha
         for (long o = 0; o < outer; o++)
             memcpy(out.data + o * inner_out + offset, ts[k].data + o * inner, (size_t)inner * sizeof(float));
         offset += inner;
-        grad = grad || needs_grad(ts[k]);
+        grad = grad || ops_needs_grad(ts[k]);
     }
     out.grad_fn = grad ? fn : NULL;
     return out;
@@ -401,7 +401,7 @@ void torch_masked_fill_(Tensor *a, Tensor mask, float value) {
         for (int j = 0; j < n; j++)
             if (mask_row[j * step] != 0.0f) row[j] = value;
     }
-    if (needs_grad(*a)) a->grad_fn = "MaskedFillBackward0", a->requires_grad = false;
+    if (ops_needs_grad(*a)) a->grad_fn = "MaskedFillBackward0", a->requires_grad = false;
 }
 
 Tensor torch_masked_fill(Tensor a, Tensor mask, float value) {
@@ -421,7 +421,7 @@ bool torch_equal(Tensor a, Tensor b) {
 
 // --- attention, fused ------------------------------------------------------------------
 
-Tensor fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale) {
+Tensor ops_fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale) {
     if (q.ndim < 2 || !size_equal(shape(q), shape(k)) || !size_equal(shape(q), shape(v))) mismatch("attention", q, k);
     const int T = q.shape[q.ndim - 2], D = q.shape[q.ndim - 1];
     const long batch = T && D ? numel(q) / ((long)T * D) : 0;

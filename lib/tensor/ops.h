@@ -50,13 +50,13 @@ void torch_masked_fill_(Tensor *a, Tensor mask, float value);  // a.masked_fill_
 bool torch_equal(Tensor a, Tensor b);             // torch.equal(a, b): same shape, every value == (NaN != NaN)
 
 // Whether torch would record autograd history for a result made from t.
-bool needs_grad(Tensor t);
+bool ops_needs_grad(Tensor t);
 
 // --- attention, fused --------------------------------------------------------
 // softmax((q @ k^T)[masked: -inf] / scale, dim=-1) * noise @ v without the
 // (T, T) tensors: the same bits as the composed ops (attend_fast). q, k,
 // v (..., T, D), the same shape; noise (..., T, T), or an empty tensor
 // (.data NULL) when dropout is the identity; causal: -inf where j > i.
-Tensor fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale);
+Tensor ops_fused_attention(Tensor q, Tensor k, Tensor v, Tensor noise, bool causal, double scale);
 
 #endif
