@@ -229,7 +229,7 @@ def build(args, digest):
     print(f"book_view: wrote {args.out}/index.html, {sum(len(v) for v in pages.values())} chapter pages, "
           f"{len(figures)} figures, ch03_litattn.ipynb in {total:.1f} s "
           f"(runs {t_runs:.1f} s, figures {t_figs:.1f} s)")
-    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
+    bad = [c for c in coverage if vm.plain_verdict(c["verdict"]) in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
            or c["verdict"] == vm.NOT_IN_LITATTN and not c.get("counterpart")]
     for c in bad:
         print(f"book_view: {c['notebook']} {c['label']}: {c['verdict']}")

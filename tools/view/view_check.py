@@ -13,6 +13,8 @@ BUILD/book-view), independently of how book_view.py built it where it can:
   - every verdict is the `book` suite's: tests/book_check runs on the very
     output the view showed (`-- cat output/<chapter>.<variant>.txt`), and
     its ok/FAIL per block must match the view's identical/not, found/not;
+  - a cell recorded on a GPU and compared with its output rewritten for the
+    CPU says so in its verdict ("identical on the CPU (recorded on cuda:0)");
   - every cell no chapter computes has a counterpart on the index (and on
     the bonus chapter's page), or a reason "not in litattn: because ...";
   - every marker line the chapters print carries the notebook cell's own
@@ -268,7 +270,7 @@ def check_verdicts(site, manifest, build):
                       if r["label"].startswith("multihead-attention ") else "mha-implementations.ipynb"
                       if r["label"].startswith("mha-implementations ") else "understanding-buffers.ipynb"
                       if r["label"].startswith("understanding-buffers ") else "exercise-solutions.ipynb")
-                view[(nb, r["label"])] = r["verdict"] == "identical"
+                view[(nb, r["label"])] = r["verdict"] == "identical" or r["verdict"].startswith("identical on the CPU")
             for t in r["transcript"]:
                 view[(t["source"], t["cell"])] = t["found"]
         for t in p["loose_transcript"]:
@@ -282,6 +284,38 @@ def check_verdicts(site, manifest, build):
                                 f"{'identical/found' if view[key] else 'not'}")
     check(compared and not problems, f"the view's verdicts are the book suite's ({compared} blocks)",
           "; ".join(problems[:5]))
+
+
+ON_CPU_VERDICT = re.compile(r"^(identical|differs) on the CPU \(recorded on cuda(:\d+)?\)$")
+
+
+def rewritten_cells(book_dir):
+    """The labels of the cells compared with a text other than their recorded
+    output: a GPU's output as the cell prints it on the CPU
+    (extract_book_blocks.compared_outputs against cell_output)."""
+    found = set()
+    for name in ebb.OFFICIAL:
+        cells = vs.read_notebook(os.path.join(book_dir, "official", name))["cells"]
+        labels = ebb.code_cell_labels(cells, name)
+        compared = ebb.compared_outputs(name, cells, labels)
+        found |= {labels[i] for i, cell in enumerate(cells) if i in labels and compared[labels[i]] != ebb.cell_output(cell)}
+    return found
+
+
+def check_rewritten_verdicts(manifest, parsed, book_dir):
+    """A cell compared with its output rewritten for the CPU says so in its
+    verdict, on the index and on its page; no other verdict says it."""
+    rewritten, problems = rewritten_cells(book_dir), []
+    for c in manifest["coverage"]:
+        says = bool(ON_CPU_VERDICT.match(c["verdict"]))
+        if c["label"] in rewritten and not says:
+            problems.append(f"{c['label']}: compared with its output rewritten for the CPU, verdict {c['verdict']!r}")
+        elif c["label"] not in rewritten and "on the CPU" in c["verdict"]:
+            problems.append(f"{c['label']}: compared with its recorded output, verdict {c['verdict']!r}")
+        elif says and c["verdict"] not in parsed[c["page"].split("#")[0]].full_text + parsed["index.html"].full_text:
+            problems.append(f"{c['label']}: {c['verdict']!r} is not on its page and the index")
+    check(rewritten and not problems, f"each of the {len(rewritten)} cells recorded on a GPU and compared on the CPU "
+          "says so in its verdict", "; ".join(problems[:5]))
 
 
 def check_markers(site, manifest, book_dir):
@@ -355,6 +389,7 @@ def main(argv):
     check_official_cells(site, manifest, pages, parsed, a.book)
     check_counterparts(site, manifest, parsed, a.build)
     check_verdicts(site, manifest, a.build)
+    check_rewritten_verdicts(manifest, parsed, a.book)
     check_markers(site, manifest, a.book)
     check_notebook(site, a.book)
     print(f"{len(failures)} checks failed" if failures else "every check passed")

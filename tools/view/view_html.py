@@ -28,7 +28,7 @@ esc = html.escape
 
 
 def badge(verdict):
-    cls, mark = BADGE.get(verdict, ("quiet", "·"))
+    cls, mark = BADGE.get(vm.plain_verdict(verdict), ("quiet", "·"))
     return f'<span class="badge {cls}"><span aria-hidden="true">{mark}</span> {esc(verdict or "nothing to compare")}</span>'
 
 
@@ -136,7 +136,7 @@ def book_side(row, page):
                          f'the {esc(row.owner)} variant</a>.</p>')
         elif row.kind != "setup":
             parts.append('<h5>Recorded in the notebook</h5>')
-            if row.verdict == vm.DIFFERS and row.book.compared is None:
+            if vm.plain_verdict(row.verdict) == vm.DIFFERS and row.book.compared is None:
                 parts.append(diff_pair(row.book.output, row.c_text)[0])
             elif row.book.output:
                 parts.append(pre(row.book.output))
@@ -145,7 +145,7 @@ def book_side(row, page):
                              else '<p class="none">(prints nothing)</p>')
             if row.book.compared is not None:
                 parts.append('<h5>The same cell on a CPU, as litattn runs it</h5>')
-                parts.append(diff_pair(row.book.compared, row.c_text)[0] if row.verdict == vm.DIFFERS
+                parts.append(diff_pair(row.book.compared, row.c_text)[0] if vm.plain_verdict(row.verdict) == vm.DIFFERS
                              else pre(row.book.compared))
     elif row.kind == "transcript":
         parts.append(f'<h4><span class="prompt">{esc(row.label)}</span> <span class="src">a transcript\'s cell; '
@@ -192,7 +192,7 @@ def c_side(row, page):
         parts.append('<p class="none">(the program did not run: see the top of the page)</p>')
     elif row.c_text is None:
         parts.append('<p class="none missing">(no marker line for this cell in the output)</p>')
-    elif row.verdict == vm.DIFFERS:
+    elif vm.plain_verdict(row.verdict) == vm.DIFFERS:
         parts.append(diff_pair(row.book.expected, row.c_text)[1])
     elif row.c_text:
         parts.append(pre(row.c_text))
@@ -233,7 +233,7 @@ def row_title(row):
 def row_html(row, page, fig_paths):
     headings = "".join(f'<h{min(level, 3)} class="book-heading">{esc(text)}</h{min(level, 3)}>'
                        for level, text in row.headings)
-    cls = BADGE.get(row.verdict, ("quiet",))[0]
+    cls = BADGE.get(vm.plain_verdict(row.verdict), ("quiet",))[0]
     head = (f'<header class="cell-head"><h3 class="cell-title">{row_title(row)}</h3>'
             f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>')
     body = f'<div class="pair"><div class="side book">{book_side(row, page)}</div><div class="side c">{c_side(row, page)}</div></div>'
@@ -321,7 +321,7 @@ def toc(page):
     for r in page.rows:
         if r.kind == "setup":
             continue
-        cls = BADGE.get(r.verdict, ("quiet",))[0]
+        cls = BADGE.get(vm.plain_verdict(r.verdict), ("quiet",))[0]
         name = prompt(r.book) if r.book is not None else r.label
         items.append(f'<li><a class="t-{cls}" href="#{r.anchor}" title="{esc(r.verdict)}">{esc(name)}</a></li>')
     return f'<nav class="toc" aria-label="Cells on this page"><ul>{"".join(items)}</ul></nav>'

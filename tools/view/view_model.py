@@ -29,6 +29,13 @@ OTHER_VARIANT = "compared on another variant"
 SETUP = "setup"
 COUNTERPART = "litattn counterpart"  # a cell no chapter prints, with its counterpart (view_counterparts.py)
 NOT_COMPARED = "not compared"  # a block no chapter prints (extract_book_blocks.NOT_PRINTED: a run's own)
+ON_CPU = " on the CPU (recorded on {})"  # after IDENTICAL or DIFFERS: compared with a GPU's output rewritten for the CPU
+
+
+def plain_verdict(verdict):
+    """IDENTICAL or DIFFERS without what they were compared on ("identical on
+    the CPU (recorded on cuda:0)" is IDENTICAL): for colours and tallies."""
+    return verdict.split(" on the CPU (recorded on ")[0]
 
 
 @dataclass
@@ -194,12 +201,12 @@ def decide(row, chapter, variant, run, ran):
     elif row.c_text is None:
         row.verdict = NO_MARKER
     else:
-        if row.book.compared is not None:
-            row.notes = row.notes + ["compared with what the cell prints on a CPU (the notebook ran on cuda:0)"]
         if row.book.expected == row.c_text:
             row.verdict = IDENTICAL if row.c_text else NO_OUTPUT
         else:
             row.verdict = DIFFERS
+        if row.book.compared is not None and row.verdict in (IDENTICAL, DIFFERS):
+            row.verdict += ON_CPU.format(row.book.recorded_on)  # what it was compared with, in the verdict
 
 
 def place_transcript_blocks(page, out_cells, suite):

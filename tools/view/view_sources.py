@@ -159,6 +159,7 @@ class BookCell:
     prose: list = field(default_factory=list)  # the markdown cells since the previous code cell
     compared: str = None  # the text compared with litattn's, when not `output`: a GPU cell as it prints
                           # on a CPU (extract_book_blocks.ON_CPU, RAISED_ON_GPU)
+    recorded_on: str = None  # with `compared`: the device the notebook recorded `output` on ("cuda:0")
 
     @property
     def expected(self):
@@ -181,14 +182,16 @@ def notebook_cells(nb, name):
     labels = ebb.code_cell_labels(nb["cells"], name)
     compared = ebb.compared_outputs(name, nb["cells"], labels)
     exercise_out = ebb.exercise_outputs(nb["cells"])
+    device = recording_device(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
         text = "".join(cell["source"])
         if cell["cell_type"] == "code":
             n = cell.get("execution_count")
             recorded = ebb.cell_output(cell)
+            rewritten = compared[labels[i]] != recorded
             cells.append(BookCell(name, labels[i], n, text, recorded, i, prose,
-                                  compared[labels[i]] if compared[labels[i]] != recorded else None))
+                                  compared[labels[i]] if rewritten else None, device if rewritten else None))
             prose = []
             continue
         if cell["cell_type"] != "markdown":
@@ -205,6 +208,15 @@ def notebook_cells(nb, name):
             continue
         prose.append(text)
     return cells
+
+
+def recording_device(cells):
+    """The GPU a notebook's outputs were recorded on, as they name it
+    ("cuda:0"; "cuda" where no output gives its index), or "a GPU"."""
+    text = "".join(ebb.cell_output(c) + "".join(o.get("evalue", "") for o in c.get("outputs", []))
+                   for c in cells if c["cell_type"] == "code")
+    m = re.search(r"\bcuda:\d+\b", text) or re.search(r"\bcuda\b", text)
+    return m.group(0) if m else "a GPU"
 
 
 def official_notebooks(book_dir):
