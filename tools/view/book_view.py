@@ -409,6 +409,8 @@ def manifest(table, pages, coverage, markers, figures):
             "ran": p.ran, "mode": p.run["mode"], "output": f"output/{ch.program}.{p.variant}.txt",
             "rows": [{"label": r.label, "kind": r.kind, "verdict": r.verdict, "anchor": r.anchor,
                       "line": r.block.line if r.block else None, "worst_ulp": r.worst_ulp,
+                      "first": r.block.first if r.block else None,
+                      "last": r.block.first + r.block.source.count("\n") if r.block else None,
                       "transcript": [{"source": b.source, "cell": b.cell, "found": f} for b, f in r.transcript]}
                      for r in p.rows],
             "loose_transcript": [{"source": b.source, "cell": b.cell, "found": f} for b, f in p.loose_transcript],

@@ -19,6 +19,9 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     the bonus chapter's page), or a reason "not in litattn: because ...";
   - every marker line the chapters print carries the notebook cell's own
     first line;
+  - every marker statement of a chapter's source (one line or more) has its
+    cell on the chapter's pages, and every block of C a page shows has its
+    braces balanced (it never ends inside braces it opened);
   - every image is a valid SVG file (XML whose root is <svg> with a size),
     referenced by a page, with alt text; every local link resolves;
   - the companion notebook validates (nbformat) and mirrors ch03.ipynb.
@@ -335,6 +338,43 @@ def check_markers(site, manifest, book_dir):
           f"{len(manifest['markers'])} in the source)", "; ".join(bad[:5]))
 
 
+MARKER_START = re.compile(r"^\s*(In|ExIn|MhaIn|ImplIn|ImplSec|BufIn|Exercise|Transcript|Beyond|Setup)\(", re.M)
+C_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|[{}]', re.S)
+
+
+def unbalanced(code):
+    """Why a block of C does not balance its braces (outside comments and
+    literals), or None."""
+    depth = 0
+    for m in C_TOKEN.finditer(code):
+        depth += {"{": 1, "}": -1}.get(m.group(0), 0)
+        if depth < 0:
+            return f"a }} it did not open, at line +{code.count(chr(10), 0, m.start())}"
+    return f"{depth} {{ left open" if depth else None
+
+
+def check_c_blocks(manifest):
+    """Each marker statement of a chapter has its cell on every page of the
+    chapter, and each block of C shown balances its braces."""
+    problems, shown = [], 0
+    for p in manifest["pages"]:
+        with open(os.path.join(REPO_ROOT, "chapters", p["program"] + ".c"), encoding="utf-8") as f:
+            source = f.read()
+        body = source.split("return chapter_end();")[0]
+        markers = len(MARKER_START.findall(body))
+        blocks = [r for r in p["rows"] if r.get("first")]
+        if len(blocks) != markers:
+            problems.append(f"{p['file']}: {len(blocks)} cells with a block of C, {markers} markers in the source")
+        lines = source.split("\n")
+        for r in blocks:
+            shown += 1
+            why = unbalanced("\n".join(lines[r["first"] - 1:r["last"]]))
+            if why:
+                problems.append(f"{p['file']} {r['label']} (lines {r['first']}-{r['last']}): {why}")
+    check(shown and not problems, f"each of the {shown} blocks of C shown has its braces balanced, and every marker "
+          "its cell", "; ".join(problems[:5]))
+
+
 def check_notebook(site, book_dir):
     try:
         import nbformat
@@ -391,6 +431,7 @@ def main(argv):
     check_verdicts(site, manifest, a.build)
     check_rewritten_verdicts(manifest, parsed, a.book)
     check_markers(site, manifest, a.book)
+    check_c_blocks(manifest)
     check_notebook(site, a.book)
     print(f"{len(failures)} checks failed" if failures else "every check passed")
     return 1 if failures else 0
