@@ -22,6 +22,7 @@ BUILD/book-view), independently of how book_view.py built it where it can:
   - every marker statement of a chapter's source (one line or more) has its
     cell on the chapter's pages, and every block of C a page shows has its
     braces balanced (it never ends inside braces it opened);
+  - no heading shows raw Markdown (a backtick: inline code is rendered);
   - every image is a valid SVG file (XML whose root is <svg> with a size),
     referenced by a page, with alt text; every local link resolves;
   - the companion notebook validates (nbformat) and mirrors ch03.ipynb.
@@ -63,7 +64,7 @@ class PageParser(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.ids, self.images, self.links, self.sections, self.stack, self.errors = [], [], [], [], [], []
-        self.text = []
+        self.text, self.headings = [], []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -77,6 +78,8 @@ class PageParser(html.parser.HTMLParser):
             self.sections.append(a.get("id"))
         if tag not in self.VOID:
             self.stack.append(tag)
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            self.headings.append("")
 
     def handle_endtag(self, tag):
         if tag in self.VOID:
@@ -91,6 +94,8 @@ class PageParser(html.parser.HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        if any(t in ("h1", "h2", "h3", "h4", "h5", "h6") for t in self.stack):
+            self.headings[-1] += data
 
 
 def parse_page(path):
@@ -117,6 +122,13 @@ def check_pages(site, manifest, table):
               "; ".join(page.errors[:3] + [f"unclosed {page.stack}"] * bool(page.stack) + [f"duplicate ids {dup}"] * bool(dup)))
     parsed["index.html"] = parse_page(os.path.join(site, "index.html"))
     return pages, parsed
+
+
+def check_headings(parsed):
+    """The notebook's headings are rendered: no backtick of Markdown's inline code left."""
+    raw = [f"{name}: {h.strip()!r}" for name, page in parsed.items() for h in page.headings if "`" in h]
+    check(not raw, f"no heading shows raw Markdown ({sum(len(p.headings) for p in parsed.values())} headings)",
+          "; ".join(raw[:5]))
 
 
 def check_links_and_images(site, parsed, manifest):
@@ -425,6 +437,7 @@ def main(argv):
         return 77 if manifest["skip"] else 1
     table = chapter_table()
     pages, parsed = check_pages(site, manifest, table)
+    check_headings(parsed)
     check_links_and_images(site, parsed, manifest)
     check_official_cells(site, manifest, pages, parsed, a.book)
     check_counterparts(site, manifest, parsed, a.build)

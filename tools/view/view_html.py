@@ -230,8 +230,14 @@ def row_title(row):
     return f'<span class="prompt">{esc(head)}</span> <code class="first">{esc(code)}</code>'
 
 
+def inline_markdown(text):
+    """A heading of the notebook as HTML: its inline code (`state_dict`)
+    rendered, the rest escaped."""
+    return re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", esc(text, quote=False))
+
+
 def row_html(row, page, fig_paths):
-    headings = "".join(f'<h{min(level, 3)} class="book-heading">{esc(text)}</h{min(level, 3)}>'
+    headings = "".join(f'<h{min(level, 3)} class="book-heading">{inline_markdown(text)}</h{min(level, 3)}>'
                        for level, text in row.headings)
     cls = BADGE.get(vm.plain_verdict(row.verdict), ("quiet",))[0]
     head = (f'<header class="cell-head"><h3 class="cell-title">{row_title(row)}</h3>'
