@@ -23,6 +23,8 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     cell on the chapter's pages, and every block of C a page shows has its
     braces balanced (it never ends inside braces it opened);
   - no heading shows raw Markdown (a backtick: inline code is rendered);
+  - every note line a chapter printed ("# ...") is on its page, in a note of
+    its own that has no other "#" (a note wrapped over lines reads as one);
   - every image is a valid SVG file (XML whose root is <svg> with a size),
     referenced by a page, with alt text; every local link resolves;
   - the companion notebook validates (nbformat) and mirrors ch03.ipynb.
@@ -65,6 +67,7 @@ class PageParser(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.ids, self.images, self.links, self.sections, self.stack, self.errors = [], [], [], [], [], []
         self.text, self.headings = [], []
+        self.notes = []  # the text of each <li> in an element of class "notes": one note of the chapter's
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -80,10 +83,16 @@ class PageParser(html.parser.HTMLParser):
             self.stack.append(tag)
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
             self.headings.append("")
+        if "notes" in a.get("class", "").split() and tag not in self.VOID:
+            self.in_notes = len(self.stack)
+        if tag == "li" and getattr(self, "in_notes", None):
+            self.notes.append("")
 
     def handle_endtag(self, tag):
         if tag in self.VOID:
             return
+        if getattr(self, "in_notes", None) == len(self.stack):
+            self.in_notes = None
         if not self.stack or self.stack[-1] != tag:
             self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
             if tag in self.stack:
@@ -96,6 +105,8 @@ class PageParser(html.parser.HTMLParser):
         self.text.append(data)
         if any(t in ("h1", "h2", "h3", "h4", "h5", "h6") for t in self.stack):
             self.headings[-1] += data
+        if getattr(self, "in_notes", None) and "li" in self.stack[self.in_notes:]:
+            self.notes[-1] += data
 
 
 def parse_page(path):
@@ -129,6 +140,28 @@ def check_headings(parsed):
     raw = [f"{name}: {h.strip()!r}" for name, page in parsed.items() for h in page.headings if "`" in h]
     check(not raw, f"no heading shows raw Markdown ({sum(len(p.headings) for p in parsed.values())} headings)",
           "; ".join(raw[:5]))
+
+
+def check_notes(site, manifest, parsed):
+    """The chapter's notes, each in an item of its own: every note line of
+    the output in one, each item one note, starting with its "# " and no
+    "# " of another line in it."""
+    problems, lines = [], 0
+    for p in manifest["pages"]:
+        if not p["ran"]:
+            continue
+        notes = parsed[p["file"]].notes
+        problems += [f"{p['file']}: a note with a stray '#': {n!r}" for n in notes
+                     if not n.startswith("# ") or re.search(r"\s#\s", n)]
+        with open(os.path.join(site, p["output"]), encoding="utf-8") as f:
+            out = f.read()
+        after_marker = out[out.find("\n>>> ") + 1:] if not out.startswith(">>> ") else out
+        for line in re.findall(r"^# (.*)$", after_marker, re.M):
+            lines += 1
+            if not any(line in n for n in notes):
+                problems.append(f"{p['file']}: the note line {line!r} is in no note of the page")
+    check(lines and not problems, f"each of the {lines} note lines the chapters printed is in a note of its own",
+          "; ".join(problems[:4]))
 
 
 def check_links_and_images(site, parsed, manifest):
@@ -438,6 +471,7 @@ def main(argv):
     table = chapter_table()
     pages, parsed = check_pages(site, manifest, table)
     check_headings(parsed)
+    check_notes(site, manifest, parsed)
     check_links_and_images(site, parsed, manifest)
     check_official_cells(site, manifest, pages, parsed, a.book)
     check_counterparts(site, manifest, parsed, a.build)

@@ -186,8 +186,9 @@ def c_side(row, page):
         return "".join(parts)
     parts.append("<h5>Printed by the C program</h5>")
     if row.notes:
-        parts.append('<p class="notes">The chapter notes, for this variant (left out of the comparison): '
-                     + " ".join(f"<code>{esc(n)}</code>" for n in row.notes) + "</p>")
+        notes = vm.vs.note_paragraphs(row.notes, b.note_runs)
+        parts.append('<div class="notes">The chapter\'s notes on this run (lines starting <code>#</code>, left out '
+                     'of the comparison):<ul>' + "".join(f"<li><code>{esc(n)}</code></li>" for n in notes) + "</ul></div>")
     if not page.ran:
         parts.append('<p class="none">(the program did not run: see the top of the page)</p>')
     elif row.c_text is None:
@@ -241,7 +242,8 @@ def row_html(row, page, fig_paths):
                        for level, text in row.headings)
     cls = BADGE.get(vm.plain_verdict(row.verdict), ("quiet",))[0]
     head = (f'<header class="cell-head"><h3 class="cell-title">{row_title(row)}</h3>'
-            f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>')
+            f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>'
+            + (f'<p class="note reason">{esc(row.reason)}</p>' if row.reason else ""))
     body = f'<div class="pair"><div class="side book">{book_side(row, page)}</div><div class="side c">{c_side(row, page)}</div></div>'
     if row.kind == "setup":
         return (f'<section class="cell setup" id="{row.anchor}"><h3 class="cell-title">{row_title(row)}</h3>'
@@ -437,6 +439,7 @@ pre.out { background: #fbfbfc; }
 pre.err { background: var(--bad-bg); color: #7a1a12; }
 .hl .linenos { color: #6e7781; padding-right: .75rem; user-select: none; }
 .notes { color: var(--warn); font-size: .88rem; margin: .25rem 0; }
+.notes ul { margin: .1rem 0 .4rem; padding-left: 1.25rem; } .notes code { white-space: normal; }
 .none { color: var(--muted); font-style: italic; margin: .25rem 0; }
 .missing { color: var(--warn); }
 del { background: #ffcecb; color: #82071e; text-decoration: line-through; text-decoration-thickness: 1px; }

@@ -48,6 +48,7 @@ class Row:
     c_text: str = None              # what the cell printed (None: the program did not print this cell)
     notes: list = field(default_factory=list)        # the chapter's notes about the variant, set aside
     verdict: str = ""
+    reason: str = ""                # why a cell is not compared (NOT_COMPARED), in a sentence
     owner: str = ""                 # the variant whose output the book's is compared with
     transcript: list = field(default_factory=list)   # [(vs.SuiteBlock, found)]
     tensors: list = field(default_factory=list)      # [(name, entry)]
@@ -193,7 +194,7 @@ def decide(row, chapter, variant, run, ran):
     row.owner = owner_variant(chapter, row.book)
     if (row.book.notebook, row.label) in ebb.NOT_PRINTED:
         row.verdict = NOT_COMPARED
-        row.notes = row.notes + [f"not compared: {ebb.NOT_PRINTED[(row.book.notebook, row.label)]}"]
+        row.reason = f"No chapter prints it: {ebb.NOT_PRINTED[(row.book.notebook, row.label)]}."
     elif variant != row.owner:
         row.verdict = OTHER_VARIANT
     elif not ran:

@@ -25,6 +25,7 @@ _ARG = r'(?:[^"()]|"(?:[^"\\\n]|\\.)*"|\((?:[^"()]|"(?:[^"\\\n]|\\.)*")*\))*'
 MARKER = re.compile(r'^[ \t]*(In|ExIn|MhaIn|ImplIn|ImplSec|BufIn|Exercise|Transcript|Beyond|Setup)\((' + _ARG +
                     r')\);[ \t]*(?://[^\n]*)?$', re.M)
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+PRINT_NOTE = re.compile(r'^[ \t]*print_note\((' + _ARG + r')\);[ \t]*(?://[^\n]*)?$', re.M)
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
 
@@ -42,6 +43,23 @@ class CBlock:
     line: int          # 1-based line of the marker in the .c file
     first: int         # 1-based first line of the block (comments just above the marker belong to it)
     source: str        # the block's lines, as in the file
+
+    @property
+    def note_runs(self):
+        """The notes this block prints over several lines: each run of
+        print_note statements one after the other, each of one string (a
+        sentence the chapter wraps), as [[line, ...], ...]."""
+        runs, last_end = [], None
+        for m in PRINT_NOTE.finditer(self.source):
+            literal = re.fullmatch(r'\s*(?:"(?:[^"\\]|\\.)*"\s*)+', m.group(1))
+            text = "".join(c_unescape(x) for x in C_STRING.findall(m.group(1))) if literal else None
+            gap = self.source[last_end:m.start()] if last_end is not None else None
+            if text is not None and gap is not None and runs and re.fullmatch(r"(?:\s|//[^\n]*)*", gap):
+                runs[-1].append(text)
+            elif text is not None:
+                runs.append([text])
+            last_end = m.end() if text is not None else None
+        return [r for r in runs if len(r) > 1]
 
     @property
     def setup(self):
@@ -233,6 +251,22 @@ def output_cells(stdout):
         elif cells:
             cells[-1].text += line
     return cells
+
+
+def note_paragraphs(lines, runs):
+    """The notes a cell printed ("# ..." lines), one string each: the lines
+    of a note the chapter wraps over several print_note calls (`runs`,
+    CBlock.note_runs) joined into one, with one "# " at its start."""
+    notes, i = [], 0
+    while i < len(lines):
+        run = next((r for r in runs if lines[i:i + len(r)] == r), None)
+        if run:
+            notes.append(" ".join([run[0]] + [x[2:] if x.startswith("# ") else x for x in run[1:]]))
+            i += len(run)
+        else:
+            notes.append(lines[i])
+            i += 1
+    return notes
 
 
 # --- the official notebooks ---------------------------------------------------------------------
