@@ -22,6 +22,8 @@ BUILD/book-view), independently of how book_view.py built it where it can:
   - every marker statement of a chapter's source (one line or more) has its
     cell on the chapter's pages, and every block of C a page shows has its
     braces balanced (it never ends inside braces it opened);
+  - no two cells of a notebook go by one name (the bonus notebook's two
+    In [10] and In [11] are told apart as the chapter's markers name them);
   - no heading shows raw Markdown (a backtick: inline code is rendered);
   - every note line a chapter printed ("# ...") is on its page, in a note of
     its own that has no other "#" (a note wrapped over lines reads as one);
@@ -33,6 +35,7 @@ notebooks beside the checkout.
 """
 
 import argparse
+import html
 import html.parser
 import json
 import os
@@ -133,6 +136,24 @@ def check_pages(site, manifest, table):
               "; ".join(page.errors[:3] + [f"unclosed {page.stack}"] * bool(page.stack) + [f"duplicate ids {dup}"] * bool(dup)))
     parsed["index.html"] = parse_page(os.path.join(site, "index.html"))
     return pages, parsed
+
+
+def check_cell_names(site, manifest):
+    """Each cell's name (its prompt) names one cell of its notebook: in the
+    index's coverage table and in each page's list of cells."""
+    index = open(os.path.join(site, "index.html"), encoding="utf-8").read()
+    table = index.split('id="coverage"')[1].split('id="litattn-cells"')[0]
+    names = re.findall(r'<tr><td>([^<]*)</td><th scope="row" class="prompt">([^<]*)</th>', table)
+    twice = sorted({f"{nb} {n}" for nb, n in names if names.count((nb, n)) > 1})
+    for p in manifest["pages"]:
+        page = open(os.path.join(site, p["file"]), encoding="utf-8").read()
+        toc = re.findall(r'<a class="t-\w+" href="#[^"]*" title="[^"]*">([^<]*)</a>',
+                         page.split('<nav class="toc"')[1].split("</nav>")[0])
+        official = [html.unescape(t) for t, r in zip(toc, [r for r in p["rows"] if r["kind"] != "setup"])
+                    if r["kind"] in ("official", "missing")]
+        twice += sorted({f"{p['file']}: {t}" for t in official if official.count(t) > 1})
+    check(names and not twice, f"no two cells of a notebook go by one name ({len(names)} on the index)",
+          "; ".join(twice[:5]))
 
 
 def check_headings(parsed):
@@ -470,6 +491,7 @@ def main(argv):
         return 77 if manifest["skip"] else 1
     table = chapter_table()
     pages, parsed = check_pages(site, manifest, table)
+    check_cell_names(site, manifest)
     check_headings(parsed)
     check_notes(site, manifest, parsed)
     check_links_and_images(site, parsed, manifest)

@@ -128,7 +128,9 @@ def book_side(row, page):
     parts = []
     if row.book is not None:
         nb = row.book.notebook
-        parts.append(f'<h4><span class="prompt">{esc(prompt(row.book))}</span> <span class="src">{esc(nb)}</span></h4>')
+        count = (f", In [{row.book.number}]" if row.book.number is not None and prompt(row.book) != f"In [{row.book.number}]"
+                 and not str(row.book.label).startswith("Exercise") else "")  # "§5.2" is the notebook's second In [11]
+        parts.append(f'<h4><span class="prompt">{esc(prompt(row.book))}</span> <span class="src">{esc(nb)}{count}</span></h4>')
         parts.append(code_html(row.book.code, PythonLexer()))
         if row.verdict == vm.OTHER_VARIANT:
             parts.append(f'<p class="note">The notebook\'s recorded output is compared on '
@@ -203,9 +205,13 @@ def c_side(row, page):
 
 
 def prompt(book_cell):
+    """A cell's name, as the chapters' markers print it: "In [3]", "Exercise
+    3.2", or, for a cell the notebook did not number or numbered twice (the
+    bonus notebook's two In [10] and two In [11]), its section and place
+    ("§5.2": the 2nd code cell of section 5)."""
     if str(book_cell.label).startswith("Exercise"):
         return book_cell.label
-    if book_cell.number is None:  # a cell the notebook did not number: its section and place ("§10.2")
+    if "\u00a7" in book_cell.label:
         return book_cell.label.split(" ")[-1]
     return f"In [{book_cell.number}]"
 
