@@ -179,13 +179,14 @@ def build(args, digest):
     runs = vr.run_all(jobs, args.cache, workers=max(1, args.jobs))
     t_runs = time.monotonic() - t0
 
+    transcripts = vs.transcript_cells(args.book)
     pages = {}
     for ch in table:
         book_arrays = set(runs[(ch.program, ch.book_variant)].get("arrays", {}))
         pages[ch.program] = [
             vm.build_page(ch, v, runs[(ch.program, v)], blocks[ch.program], book_cells,
                           vs.suite_blocks(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt")), tokens,
-                          book_arrays)
+                          book_arrays, transcripts)
             for v in ch.variants]
 
     if os.path.isdir(args.out):
@@ -360,7 +361,7 @@ def index_page(table, pages, coverage, markers):
             if r.kind in ("beyond", "transcript"):
                 own.append(f'<tr><td><a href="{p.file}#{r.anchor}"><code>{esc(ch.program)}.c:{r.block.line}</code></a></td>'
                            f'<th scope="row" class="prompt">{esc(r.label)}</th><td class="code"><code>{esc(r.block.code)}</code></td>'
-                           f'<td>{vh.badge(r.verdict)}</td></tr>')
+                           f'<td>{vh.badge(r.verdict)}{"<br><small>" + esc(r.reason) + "</small>" if r.reason else ""}</td></tr>')
     bad_markers = [m for m in markers if not m["ok"]]
     marker_text = (f'<p>Every one of the {len(markers)} markers of an official cell prints, after its <code>In [N]</code>, '
                    'the notebook cell\'s own first line, so a search for a book line finds the C.</p>' if not bad_markers else

@@ -19,6 +19,7 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     the bonus chapter's page), or a reason "not in litattn: because ...";
   - every marker line the chapters print carries the notebook cell's own
     first line;
+  - every cell "not compared" says why, on its page;
   - every marker statement of a chapter's source (one line or more) has its
     cell on the chapter's pages, and every block of C a page shows has its
     braces balanced (it never ends inside braces it opened);
@@ -419,6 +420,28 @@ def unbalanced(code):
     return f"{depth} {{ left open" if depth else None
 
 
+def check_reasons(manifest, parsed):
+    """Every cell "not compared" gives its reason on its page; and a
+    transcript's cell whose blocks the `book` suite looks for in this
+    variant's output (tests/book) is compared."""
+    problems, n = [], 0
+    for p in manifest["pages"]:
+        blocks = os.path.join(REPO_ROOT, "tests", "book", f"{p['program']}.{p['variant']}.txt")
+        text = open(blocks, encoding="utf-8").read() if os.path.exists(blocks) else ""
+        looked_for = {f"{m.group(1)} {m.group(2)}" for m in re.finditer(r"^# (\d+)_\S+ (In \[[^\]]*\])$", text, re.M)}
+        for r in p["rows"]:
+            if r["kind"] == "transcript" and r["label"] in looked_for and not r["transcript"]:
+                problems.append(f"{p['file']} {r['label']}: the book suite looks for its blocks here, and it has none")
+            if r["verdict"] != "not compared":
+                continue
+            n += 1
+            if not r.get("reason"):
+                problems.append(f"{p['file']} {r['label']}: no reason")
+            elif html.unescape(r["reason"]).split(" (")[0] not in parsed[p["file"]].full_text:
+                problems.append(f"{p['file']} {r['label']}: its reason is not on the page")
+    check(not problems, f"each of the {n} cells not compared says why", "; ".join(problems[:5]))
+
+
 def check_c_blocks(manifest):
     """Each marker statement of a chapter has its cell on every page of the
     chapter, and each block of C shown balances its braces."""
@@ -501,6 +524,7 @@ def main(argv):
     check_rewritten_verdicts(manifest, parsed, a.book)
     check_markers(site, manifest, a.book)
     check_c_blocks(manifest)
+    check_reasons(manifest, parsed)
     check_notebook(site, a.book)
     print(f"{len(failures)} checks failed" if failures else "every check passed")
     return 1 if failures else 0

@@ -249,7 +249,8 @@ def row_html(row, page, fig_paths):
     cls = BADGE.get(vm.plain_verdict(row.verdict), ("quiet",))[0]
     head = (f'<header class="cell-head"><h3 class="cell-title">{row_title(row)}</h3>'
             f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>'
-            + (f'<p class="note reason">{esc(row.reason)}</p>' if row.reason else ""))
+            + (f'<p class="note reason">{esc(row.reason)}'
+               + (f' <a href="{esc(row.reason_at)}">See it there.</a>' if row.reason_at else "") + '</p>' if row.reason else ""))
     body = f'<div class="pair"><div class="side book">{book_side(row, page)}</div><div class="side c">{c_side(row, page)}</div></div>'
     if row.kind == "setup":
         return (f'<section class="cell setup" id="{row.anchor}"><h3 class="cell-title">{row_title(row)}</h3>'

@@ -433,6 +433,20 @@ def suite_blocks(path):
     return blocks
 
 
+def transcript_cells(book_dir):
+    """{prefix ("004"): (file name, {cell ("In [10]"): blocks})} of the
+    transcripts beside the notebooks: how many blocks the book suite takes
+    from each cell (extract_book_blocks.transcript_blocks)."""
+    found = {}
+    for name in sorted(os.listdir(book_dir)):
+        if re.match(r"\d+_.*\.txt$", name):
+            counts = {}
+            for _, cell, _ in ebb.transcript_blocks(os.path.join(book_dir, name)):
+                counts[cell or "-"] = counts.get(cell or "-", 0) + 1
+            found[name.split("_")[0]] = (name, counts)
+    return found
+
+
 GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>")
 
 
