@@ -408,6 +408,7 @@ def manifest(table, pages, coverage, markers, figures):
         "pages": [{
             "file": p.file, "program": ch.program, "variant": p.variant, "book_variant": p.book_variant,
             "ran": p.ran, "mode": p.run["mode"], "output": f"output/{ch.program}.{p.variant}.txt",
+            "no_heatmaps": p.no_heatmaps,
             "rows": [{"label": r.label, "kind": r.kind, "verdict": r.verdict, "reason": r.reason, "anchor": r.anchor,
                       "line": r.block.line if r.block else None, "worst_ulp": r.worst_ulp,
                       "first": r.block.first if r.block else None,

@@ -19,7 +19,8 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     the bonus chapter's page), or a reason "not in litattn: because ...";
   - every marker line the chapters print carries the notebook cell's own
     first line;
-  - every cell "not compared" says why, on its page;
+  - every cell "not compared" says why, on its page; so does every page
+    without a heatmap;
   - every marker statement of a chapter's source (one line or more) has its
     cell on the chapter's pages, and every block of C a page shows has its
     braces balanced (it never ends inside braces it opened);
@@ -442,6 +443,22 @@ def check_reasons(manifest, parsed):
     check(not problems, f"each of the {n} cells not compared says why", "; ".join(problems[:5]))
 
 
+def check_no_heatmaps(manifest, parsed):
+    """A page without a heatmap says why (an element with the id
+    no-heatmaps, its reason in view.json); a page with one does not."""
+    problems, bare = [], 0
+    for p in manifest["pages"]:
+        page = parsed[p["file"]]
+        says = "no-heatmaps" in page.ids
+        if page.images and says:
+            problems.append(f"{p['file']}: {len(page.images)} images, and it says it has no heatmap")
+        elif not page.images:
+            bare += 1
+            if not says or not p.get("no_heatmaps") or p["no_heatmaps"].split(" (")[0] not in page.full_text:
+                problems.append(f"{p['file']}: no heatmap, and no reason")
+    check(not problems, f"each of the {bare} pages without a heatmap says why", "; ".join(problems[:5]))
+
+
 def check_c_blocks(manifest):
     """Each marker statement of a chapter has its cell on every page of the
     chapter, and each block of C shown balances its braces."""
@@ -525,6 +542,7 @@ def main(argv):
     check_markers(site, manifest, a.book)
     check_c_blocks(manifest)
     check_reasons(manifest, parsed)
+    check_no_heatmaps(manifest, parsed)
     check_notebook(site, a.book)
     print(f"{len(failures)} checks failed" if failures else "every check passed")
     return 1 if failures else 0

@@ -360,6 +360,9 @@ def chapter_page(page, pages, fig_paths, neighbours):
         summary += (f'<p class="tally">Tensors: {len(compared)} of {len(all_t)} compared with PyTorch\'s fixture, '
                     f'worst <strong>{worst} ulp</strong>'
                     f'{"" if worst else " (every one the same float32 bits)"}.</p>')
+    if page.no_heatmaps:
+        book = "" if page.book_variant else f' <a href="{pages[0].file}">The book\'s variant\'s page</a>.'
+        summary += f'<p class="note" id="no-heatmaps">{esc(page.no_heatmaps)}{book}</p>'
     loose = ""
     if page.loose_transcript:
         items = "".join(f'<li>{badge("transcript blocks found" if f else "transcript block not found")} '

@@ -72,6 +72,7 @@ class Page:
     file: str
     loose_transcript: list = field(default_factory=list)  # blocks found in no single cell: [(block, found)]
     other_tensors: list = field(default_factory=list)     # tensors no cell explains
+    no_heatmaps: str = ""           # why the page draws no heatmap, or "" (it draws one)
 
     @property
     def book_variant(self):
@@ -173,10 +174,29 @@ def build_page(chapter, variant, run, blocks, book_cells, suite, tokens, book_ar
             row.figures = figure_specs(row.tensors, arrays, words)
 
     page = Page(chapter, variant, run, blocks, rows, page_file(chapter.program, variant, chapter.book_variant))
+    if not any(r.figures for r in rows):
+        page.no_heatmaps = no_heatmaps_reason(chapter, variant, run, book_arrays)
     place_transcript_blocks(page, out_cells, suite, transcripts)
     explained = set(cell_of)
     page.other_tensors = sorted((n, e) for n, e in run.get("tensors", {}).items() if n not in explained)
     return page
+
+
+def no_heatmaps_reason(chapter, variant, run, book_arrays):
+    """Why a page draws no heatmap, in a sentence."""
+    if run.get("exit") != 0:
+        return "No heatmaps: the chapter did not run on this variant, so there is nothing to draw."
+    arrays = set(run.get("arrays", {}))
+    if variant != chapter.book_variant and arrays and arrays <= set(book_arrays):
+        return (f"No heatmaps on this page: this variant computes the {len(arrays)} tensors a heatmap shows under "
+                f"the names the book's variant gives them, and the book's variant's page draws those. A variant "
+                "draws only the tensors the book's does not have (the dropout masks of gpt2_dropout): the same "
+                "heatmaps over other numbers would only lengthen the page.")
+    if not arrays:
+        return ("No heatmaps: this chapter keeps no attention scores, weights, masks or dropout masks, the tensors "
+                "a heatmap shows. Its tensors are compared with PyTorch's, cell by cell.")
+    return (f"No heatmaps: the {len(arrays)} tensors a heatmap shows belong to no cell of the C "
+            "(they are listed under Other tensors of the dump).")
 
 
 def decide(row, chapter, variant, run, ran):
