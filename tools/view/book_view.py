@@ -7,8 +7,10 @@
 Writes OUT (default build/book-view): index.html (the chapters and the
 coverage table of every official cell), one page per chapter and variant,
 figures/*.svg (heatmaps, by matplotlib), output/*.txt (each run's whole
-output), ch03_litattn.ipynb (the companion notebook), style.css and
-view.json (what the pages say, for the `view` tests). Needs no server, no
+output), ch03_litattn.ipynb (the companion notebook) and beside it the
+official notebooks, copied unchanged with their licence
+(official-LICENSE.txt), style.css and view.json (what the pages say, for
+the `view` tests). Needs no server, no
 network and no JavaScript.
 
 Each chapter runs once per variant, on its fixture, with --dump; what a
@@ -38,6 +40,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:1] = [_HERE, os.path.dirname(_HERE)]  # tools/view/: the view's modules; tools/: the packages export and cases
 from export.chapters import BOOK_DIR, REPO_ROOT, chapter_of_cell, table as chapter_table  # noqa: E402
 
+OFFICIAL_LICENSE = "official-LICENSE.txt"  # the official notebooks' licence (Apache 2.0), beside their copies
 PACKAGES = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments", "nbformat": "python3-nbformat",
             "h5py": "python3-h5py", "numpy": "python3-numpy"}
 
@@ -115,7 +118,8 @@ def inputs_digest(args):
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
         names.append(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{ch.book_variant}.txt"))
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
-    names += [os.path.join(args.book, "official", n) for n in vs_official_names()]
+    names += [os.path.join(args.book, "official", n) for n in vs_official_names() + ["LICENSE.txt"]]
+    names += sorted(glob.glob(os.path.join(args.book, "[0-9]*_*.txt")))  # the transcripts (view_sources.transcript_cells)
     names += [os.path.join(REPO_ROOT, "tools", *p) for p in (("export", "__init__.py"), ("export", "chapters.py"),
                                                             ("cases", "__init__.py"), ("cases", "extract_book_blocks.py"))]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
@@ -223,6 +227,12 @@ def build(args, digest):
 
     import view_notebook  # nbformat: only needed here
     view_notebook.write(view_notebook.companion(notebooks, owners, {c["label"]: c["counterpart"] for c in coverage if c.get("counterpart")}), os.path.join(args.out, "ch03_litattn.ipynb"))
+    # The official notebooks beside it, unchanged, with their licence: the
+    # book's links between them ("./ch03.ipynb"), which the companion keeps
+    # in its markdown, resolve in the site.
+    for name in vs_official_names():
+        shutil.copyfile(os.path.join(args.book, "official", name), os.path.join(args.out, name))
+    shutil.copyfile(os.path.join(args.book, "official", "LICENSE.txt"), os.path.join(args.out, OFFICIAL_LICENSE))
     made = manifest(table, pages, coverage, markers, figures)
     made["made_from"] = digest
     write(args.out, "view.json", json.dumps(made, indent=1))
@@ -383,7 +393,10 @@ def index_page(table, pages, coverage, markers):
         'and masks. A cell no chapter prints (the versions, the bonus notebook\'s timings and charts) has its litattn '
         'counterpart in the table instead, or the reason it has none.</p>'
         '<p>The companion notebook <a href="ch03_litattn.ipynb"><code>ch03_litattn.ipynb</code></a> mirrors '
-        '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub.</p>'
+        '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub. '
+        'The official notebooks are beside it, unchanged, so that the book\'s links between them resolve: '
+        + ", ".join(f'<a href="{n}"><code>{n}</code></a>' for n in vs_official_names())
+        + f' (Apache License 2.0, <a href="{OFFICIAL_LICENSE}">{OFFICIAL_LICENSE}</a>).</p>'
         '<h2 id="chapters">Chapters</h2>'
         '<table class="chapters"><thead><tr><th scope="col">chapter</th><th scope="col">variants (the first is the book\'s)</th>'
         f'<th scope="col">official cells</th></tr></thead><tbody>{"".join(chapters)}</tbody></table>'

@@ -31,7 +31,9 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     its own that has no other "#" (a note wrapped over lines reads as one);
   - every image is a valid SVG file (XML whose root is <svg> with a size),
     referenced by a page, with alt text; every local link resolves;
-  - the companion notebook validates (nbformat) and mirrors ch03.ipynb.
+  - the companion notebook validates (nbformat) and mirrors ch03.ipynb;
+    every local link of every notebook in the site resolves (to a file of
+    the site, and to an id of a page).
 Prints one line per check; exit 1 on any failure, 77 (SKIP) without the
 notebooks beside the checkout.
 """
@@ -481,6 +483,36 @@ def check_c_blocks(manifest):
           "its cell", "; ".join(problems[:5]))
 
 
+NOTEBOOK_LINK = re.compile(r'\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|(?:href|src)\s*=\s*["\']([^"\']+)["\']')
+
+
+def check_notebook_links(site, parsed):
+    """Every link of a notebook's markdown to no other site (a relative
+    path: `./ch03.ipynb`, `ch03_3_simplified_attention.html#in-3`) names a
+    file of the site, and an id of it when it is a page."""
+    bad, n = [], 0
+    names = sorted(f for f in os.listdir(site) if f.endswith(".ipynb"))
+    for name in names:
+        with open(os.path.join(site, name), encoding="utf-8") as f:
+            cells = json.load(f)["cells"]
+        for c in cells:
+            if c["cell_type"] != "markdown":
+                continue
+            text = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for m in NOTEBOOK_LINK.finditer(text):
+                href = m.group(1) or m.group(2)
+                if re.match(r"[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("#"):
+                    continue  # another site's, or a heading of the notebook
+                n += 1
+                target, _, frag = href.partition("#")
+                if not os.path.exists(os.path.join(site, os.path.normpath(target))):
+                    bad.append(f"{name}: {href}")
+                elif frag and target in parsed and frag not in parsed[target].ids:
+                    bad.append(f"{name}: {href} (no such id)")
+    check(n and not bad, f"every local link of the site's {len(names)} notebooks resolves ({n} links)",
+          "; ".join(bad[:5]))
+
+
 def check_notebook(site, book_dir):
     try:
         import nbformat
@@ -544,6 +576,7 @@ def main(argv):
     check_reasons(manifest, parsed)
     check_no_heatmaps(manifest, parsed)
     check_notebook(site, a.book)
+    check_notebook_links(site, parsed)
     print(f"{len(failures)} checks failed" if failures else "every check passed")
     return 1 if failures else 0
 
