@@ -200,6 +200,7 @@ def build(args, digest):
     figures = draw_figures(pages, args)
     import view_bench  # the bonus notebook's timing charts, from BUILD/bench-bonus.json
     bench_html = view_bench.add_figures(args.build, args.out, args.cache, figures)
+    bench_report = view_bench.load(args.build)
     t_figs = time.monotonic() - t0 - t_runs
 
     for ch in table:
@@ -222,7 +223,7 @@ def build(args, digest):
     write(args.out, bonus_file, open(os.path.join(args.out, bonus_file), encoding="utf-8").read().replace(
         '<nav class="prevnext"', cells_html + '<nav class="prevnext"', 1))
     markers = marker_checks(table, blocks, book_cells)
-    write(args.out, "index.html", index_page(table, pages, coverage, markers))
+    write(args.out, "index.html", index_page(table, pages, coverage, markers, bench_report is not None))
     write(args.out, "style.css", vh.CSS + vh.HtmlFormatter(style="default").get_style_defs(".hl"))
 
     import view_notebook  # nbformat: only needed here
@@ -322,7 +323,7 @@ def add_counterparts(coverage, notebooks, book_cells, table, args, figures):
         if cell.notebook == vc.BONUS:
             c["at"] = f"{bonus_page}#{vc.anchor(cell.label)}"
             rows.append((cell, d))
-    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt)
+    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt, vh.inline_markdown)
 
 
 def marker_checks(table, blocks, book_cells):
@@ -339,7 +340,7 @@ def marker_checks(table, blocks, book_cells):
     return checks
 
 
-def index_page(table, pages, coverage, markers):
+def index_page(table, pages, coverage, markers, measured=True):
     chapters = []
     for ch in table:
         plist = pages[ch.program]
@@ -402,6 +403,9 @@ def index_page(table, pages, coverage, markers):
         f'<th scope="col">official cells</th></tr></thead><tbody>{"".join(chapters)}</tbody></table>'
         '<h2 id="coverage">Coverage: every official cell</h2>'
         f'<p class="tally">{len(coverage)} cells: {vh.tally_html(total)}</p>'
+        + ('' if measured else '<p class="note">The timing and chart cells of <code>mha-implementations.ipynb</code> '
+           'are not measured yet: run <code>meson test -C build --benchmark bonus</code> (it writes '
+           '<code>build/bench-bonus.json</code>), then <code>ninja -C build book-view</code>.</p>') +
         '<table class="coverage"><caption>Each cell of the official notebooks, the line of C that computes it and '
         'the verdict on the variant the book\'s output belongs to</caption><thead><tr><th scope="col">notebook</th>'
         '<th scope="col">cell</th><th scope="col">its first line</th><th scope="col">computed at</th>'

@@ -17,6 +17,9 @@ BUILD/book-view), independently of how book_view.py built it where it can:
     CPU says so in its verdict ("identical on the CPU (recorded on cuda:0)");
   - every cell no chapter computes has a counterpart on the index (and on
     the bonus chapter's page), or a reason "not in litattn: because ...";
+    the counterparts say a thing once (no clause in more than three rows,
+    how to make the benchmark's figures once a page), and the notebooks'
+    recorded images (the bonus notebook's charts) are shown, byte for byte;
   - every marker line the chapters print carries the notebook cell's own
     first line;
   - every cell "not compared" says why, on its page; so does every page
@@ -29,8 +32,9 @@ BUILD/book-view), independently of how book_view.py built it where it can:
   - no heading shows raw Markdown (a backtick: inline code is rendered);
   - every note line a chapter printed ("# ...") is on its page, in a note of
     its own that has no other "#" (a note wrapped over lines reads as one);
-  - every image is a valid SVG file (XML whose root is <svg> with a size),
-    referenced by a page, with alt text; every local link resolves;
+  - every image exists and has alt text; every figure (figures/) is a valid
+    SVG file (XML whose root is <svg> with a size) referenced by a page;
+    every local link resolves;
   - the companion notebook validates (nbformat) and mirrors ch03.ipynb;
     every local link of every notebook in the site resolves (to a file of
     the site, and to an id of a page).
@@ -297,7 +301,7 @@ def check_counterparts(site, manifest, parsed, build):
             if file not in parsed or frag not in parsed[file].ids:
                 problems.append(f"{c['label']}: {c['at']} is not on its page")
         timed = c["label"].startswith("mha-implementations") and re.match(r"## \d\)|execution_stats = ", c["first_line"])
-        if timed and bench == ("no benchmark results yet" in text):
+        if timed and bench == ("not measured yet" in text):
             problems.append(f"{c['label']}: {'no figures although' if bench else 'figures without'} "
                             f"{build}/bench-bonus.json")
         number = re.match(r"## (\d)\)", c["first_line"]) if timed else None
@@ -305,10 +309,72 @@ def check_counterparts(site, manifest, parsed, build):
             v = c_forward.get("fused" if number.group(1) in "569" else number.group(1))
             if v and f"C {v * 1e3:.1f} ms" not in text:
                 problems.append(f"{c['label']}: the C forward of {number.group(1)}) ({v * 1e3:.1f} ms) is not in it")
-        if timed and not bench and "meson test -C build --benchmark bonus" not in text:
-            problems.append(f"{c['label']}: does not say how to run the benchmark")
     check(not problems, f"each of the {counted} cells no chapter computes has its counterpart or a reason",
           "; ".join(problems[:5]))
+
+
+HOW = "meson test -C build --benchmark bonus"
+
+
+def row_cells(table_html):
+    """[[text of each cell]] of the rows of a table's HTML."""
+    rows = []
+    for tr in re.findall(r"<tr\b.*?</tr>", table_html, re.S):
+        cells = re.findall(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", tr, re.S)
+        rows.append([" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells])
+    return rows
+
+
+def check_said_once(site, manifest, build):
+    """The counterparts say a thing once: no clause of eight words or more in
+    more than three rows of the bonus page's table of counterparts (its
+    litattn column) or of the index's coverage table (its "computed at");
+    how to make the benchmark's figures, when there are none, once on
+    each of the two pages."""
+    bonus = next(p["file"] for p in manifest["pages"] if p["program"] == "ch03_bonus_mha_implementations"
+                 and p["book_variant"])
+    whole = {name: open(os.path.join(site, name), encoding="utf-8").read() for name in (bonus, "index.html")}
+    pages = {bonus: (whole[bonus].split('id="counterparts"')[1].split("</section>")[0], -1),
+             "index.html": (whole["index.html"].split('id="coverage"')[1].split('id="litattn-cells"')[0], 3)}
+    bench = os.path.exists(os.path.join(build, "bench-bonus.json"))
+    problems = []
+    for name, (part, column) in pages.items():
+        rows = {}
+        for k, cells in enumerate(row_cells(part)):
+            if len(cells) > abs(column):
+                for clause in re.split(r"; |: |\. ", cells[column]):
+                    if len(clause.split()) >= 8:
+                        rows.setdefault(clause.strip(" ."), set()).add(k)
+        problems += [f"{name}: {len(ks)} rows say {clause!r}" for clause, ks in rows.items() if len(ks) > 3]
+        said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", whole[name])).split()).count(HOW)
+        if said > 1 or not bench and said != 1:
+            problems.append(f"{name}: says {HOW!r} {said} times")
+    check(not problems, "the counterparts say each thing once", "; ".join(problems[:4]))
+
+
+def check_recorded_images(site, parsed, book_dir):
+    """Every image the official notebooks recorded (the bonus notebook's
+    charts, In [30], In [32], In [34]) is in the site, its very bytes, on a
+    page, with alt text."""
+    import base64
+    shown = {}
+    for name, page in parsed.items():
+        for img in page.images:
+            path = os.path.join(site, img.get("src", ""))
+            if img.get("src", "").endswith(".png") and os.path.exists(path) and img.get("alt", "").strip():
+                with open(path, "rb") as f:
+                    shown[f.read()] = name
+    want, missing = 0, []
+    for nb in ebb.OFFICIAL:
+        for cell in vs.read_notebook(os.path.join(book_dir, "official", nb))["cells"]:
+            for out in cell.get("outputs", []):
+                png = out.get("data", {}).get("image/png")
+                if png:
+                    want += 1
+                    if base64.b64decode("".join(png)) not in shown:
+                        missing.append(f"{nb} In [{cell.get('execution_count')}]")
+    check(want and not missing, f"each of the {want} images the notebooks recorded is shown, with alt text",
+          "not shown: " + ", ".join(missing))
 
 
 def book_check_lines(book_check, blocks, output):
@@ -569,6 +635,8 @@ def main(argv):
     check_links_and_images(site, parsed, manifest)
     check_official_cells(site, manifest, pages, parsed, a.book)
     check_counterparts(site, manifest, parsed, a.build)
+    check_said_once(site, manifest, a.build)
+    check_recorded_images(site, parsed, a.book)
     check_verdicts(site, manifest, a.build)
     check_rewritten_verdicts(manifest, parsed, a.book)
     check_markers(site, manifest, a.book)

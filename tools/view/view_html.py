@@ -465,7 +465,9 @@ th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left;
 thead th { background: var(--panel); }
 td.ok { color: var(--ok); } td.bad { color: var(--bad); font-weight: 600; } td.quiet { color: var(--muted); }
 table.coverage { width: 100%; }
-table.coverage td { overflow-wrap: anywhere; }  /* a long path or code line wraps: the table fits a 1280-px window */
+table.coverage td { overflow-wrap: anywhere; }
+table.counterparts tr.group th { background: var(--panel); padding-top: .6rem; }
+table.counterparts tr.charts figure { flex: 1 1 24rem; min-width: 0; }  /* the notebook's chart beside litattn's */  /* a long path or code line wraps: the table fits a 1280-px window */
 table.coverage td.code code { white-space: pre-wrap; }
 nav.prevnext { display: flex; justify-content: space-between; gap: 1rem; margin: 2rem 0; }
 q { font-style: italic; }

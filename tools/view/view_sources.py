@@ -284,6 +284,7 @@ class BookCell:
     compared: str = None  # the text compared with litattn's, when not `output`: a GPU cell as it prints
                           # on a CPU (extract_book_blocks.ON_CPU, RAISED_ON_GPU)
     recorded_on: str = None  # with `compared`: the device the notebook recorded `output` on ("cuda:0")
+    images: list = field(default_factory=list)  # the PNGs the cell recorded (base64, as in the notebook)
 
     @property
     def expected(self):
@@ -315,7 +316,9 @@ def notebook_cells(nb, name):
             recorded = ebb.cell_output(cell)
             rewritten = compared[labels[i]] != recorded
             cells.append(BookCell(name, labels[i], n, text, recorded, i, prose,
-                                  compared[labels[i]] if rewritten else None, device if rewritten else None))
+                                  compared[labels[i]] if rewritten else None, device if rewritten else None,
+                                  ["".join(o["data"]["image/png"]) for o in cell.get("outputs", [])
+                                   if "image/png" in o.get("data", {})]))
             prose = []
             continue
         if cell["cell_type"] != "markdown":
