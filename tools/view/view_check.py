@@ -189,6 +189,15 @@ def check_notes(site, manifest, parsed):
             lines += 1
             if not any(line in n for n in notes):
                 problems.append(f"{p['file']}: the note line {line!r} is in no note of the page")
+        # A sentence the chapter wraps over print_note calls on consecutive
+        # lines, each of one string, is one note: whole in one item.
+        with open(os.path.join(REPO_ROOT, "chapters", p["program"] + ".c"), encoding="utf-8") as f:
+            source = f.read()
+        for run in re.findall(r'(?:^[ \t]*print_note\("# [^"\\]*"\);[ \t]*\n){2,}', source, re.M):
+            parts = re.findall(r'print_note\("# ([^"\\]*)"\);', run)
+            if parts[0] in out and not any(" ".join(parts) in n for n in notes):
+                problems.append(f"{p['file']}: the note {parts[0][:40]!r}... wrapped over {len(parts)} lines is not "
+                                "one item")
     check(lines and not problems, f"each of the {lines} note lines the chapters printed is in a note of its own",
           "; ".join(problems[:4]))
 
