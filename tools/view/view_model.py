@@ -188,10 +188,9 @@ def no_heatmaps_reason(chapter, variant, run, book_arrays):
         return "No heatmaps: the chapter did not run on this variant, so there is nothing to draw."
     arrays = set(run.get("arrays", {}))
     if variant != chapter.book_variant and arrays and arrays <= set(book_arrays):
-        return (f"No heatmaps on this page: this variant computes the {len(arrays)} tensors a heatmap shows under "
-                f"the names the book's variant gives them, and the book's variant's page draws those. A variant "
-                "draws only the tensors the book's does not have (the dropout masks of gpt2_dropout): the same "
-                "heatmaps over other numbers would only lengthen the page.")
+        return (f"No heatmaps on this page: the {len(arrays)} tensors a heatmap would show have the same names on "
+                "the book's variant, whose page draws them. A variant draws only the tensors the book's variant lacks "
+                "(the dropout masks of gpt2_dropout): the same heatmaps over other numbers would only lengthen the page.")
     if not arrays:
         return ("No heatmaps: this chapter keeps no attention scores, weights, masks or dropout masks, the tensors "
                 "a heatmap shows. Its tensors are compared with PyTorch's, cell by cell.")
