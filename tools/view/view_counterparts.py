@@ -326,7 +326,7 @@ def section(rows, report, out_dir, cache_dir, figures, prompt, heading_html):
                 path = draw(report, d["chart"], out_dir, cache_dir, figures)
                 figs.append(f'<figure><img src="{esc(path)}" alt="{esc(chart_alt(report, d["chart"]))}">'
                             f'<figcaption>litattn\'s, drawn as the notebook\'s plot_execution_times draws it: C beside '
-                            f'torch 1.13 on this machine\'s CPU</figcaption></figure>')
+                            f'torch 1.13 on the CPU that ran the benchmark</figcaption></figure>')
             else:
                 figs.append('<p class="note">litattn\'s chart: <a href="#bench">not measured yet</a>.</p>')
             out.append(f'<tr class="charts"><td colspan="4"><div class="figures">{"".join(figs)}</div></td></tr>')
@@ -339,7 +339,7 @@ def section(rows, report, out_dir, cache_dir, figures, prompt, heading_html):
     else:
         size = report.get("size", [8, 1024, 768])
         intro += (f"at ({size[0]}, {size[1]}, {size[2]}) on one thread, in C and in {esc(torch_side(report)[1])} "
-                  '(torch) on this machine\'s CPU, as <a href="#bench">Timings</a> (above) measured them. '
+                  '(torch) on the CPU that ran the benchmark, as <a href="#bench">Timings</a> (above) measured them. '
                   "5), 6) and 9) need scaled_dot_product_attention or FlexAttention, which torch 1.13 lacks: for them "
                   "C runs litattn's exact fused attention (fused), and torch nothing (n/a).")
     return ('<section class="loose" id="counterparts"><h2>Sections 10 and 11, cell by cell</h2>'
