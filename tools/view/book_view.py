@@ -7,8 +7,10 @@
 Writes OUT (default build/book-view): index.html (the chapters and the
 coverage table of every official cell), one page per chapter and variant,
 figures/*.svg (heatmaps, by matplotlib), output/*.txt (each run's whole
-output), ch03_litattn.ipynb (the companion notebook), style.css and
-view.json (what the pages say, for the `view` tests). Needs no server, no
+output), ch03_litattn.ipynb (the companion notebook) and beside it the
+official notebooks, copied unchanged with their licence
+(official-LICENSE.txt), style.css and view.json (what the pages say, for
+the `view` tests). Needs no server, no
 network and no JavaScript.
 
 Each chapter runs once per variant, on its fixture, with --dump; what a
@@ -38,6 +40,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:1] = [_HERE, os.path.dirname(_HERE)]  # tools/view/: the view's modules; tools/: the packages export and cases
 from export.chapters import BOOK_DIR, REPO_ROOT, chapter_of_cell, table as chapter_table  # noqa: E402
 
+OFFICIAL_LICENSE = "official-LICENSE.txt"  # the official notebooks' licence (Apache 2.0), beside their copies
 PACKAGES = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments", "nbformat": "python3-nbformat",
             "h5py": "python3-h5py", "numpy": "python3-numpy"}
 
@@ -115,7 +118,8 @@ def inputs_digest(args):
         names += [os.path.join(args.fixtures, f"{ch.program}.{v}.h5") for v in ch.variants]
         names.append(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{ch.book_variant}.txt"))
         names += [os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt") for v in ch.variants]
-    names += [os.path.join(args.book, "official", n) for n in vs_official_names()]
+    names += [os.path.join(args.book, "official", n) for n in vs_official_names() + ["LICENSE.txt"]]
+    names += sorted(glob.glob(os.path.join(args.book, "[0-9]*_*.txt")))  # the transcripts (view_sources.transcript_cells)
     names += [os.path.join(REPO_ROOT, "tools", *p) for p in (("export", "__init__.py"), ("export", "chapters.py"),
                                                             ("cases", "__init__.py"), ("cases", "extract_book_blocks.py"))]
     names += sorted(glob.glob(os.path.join(REPO_ROOT, "tools", "view", "*.py")))
@@ -179,13 +183,14 @@ def build(args, digest):
     runs = vr.run_all(jobs, args.cache, workers=max(1, args.jobs))
     t_runs = time.monotonic() - t0
 
+    transcripts = vs.transcript_cells(args.book)
     pages = {}
     for ch in table:
         book_arrays = set(runs[(ch.program, ch.book_variant)].get("arrays", {}))
         pages[ch.program] = [
             vm.build_page(ch, v, runs[(ch.program, v)], blocks[ch.program], book_cells,
                           vs.suite_blocks(os.path.join(REPO_ROOT, "tests", "book", f"{ch.program}.{v}.txt")), tokens,
-                          book_arrays)
+                          book_arrays, transcripts)
             for v in ch.variants]
 
     if os.path.isdir(args.out):
@@ -195,6 +200,7 @@ def build(args, digest):
     figures = draw_figures(pages, args)
     import view_bench  # the bonus notebook's timing charts, from BUILD/bench-bonus.json
     bench_html = view_bench.add_figures(args.build, args.out, args.cache, figures)
+    bench_report = view_bench.load(args.build)
     t_figs = time.monotonic() - t0 - t_runs
 
     for ch in table:
@@ -217,11 +223,17 @@ def build(args, digest):
     write(args.out, bonus_file, open(os.path.join(args.out, bonus_file), encoding="utf-8").read().replace(
         '<nav class="prevnext"', cells_html + '<nav class="prevnext"', 1))
     markers = marker_checks(table, blocks, book_cells)
-    write(args.out, "index.html", index_page(table, pages, coverage, markers))
+    write(args.out, "index.html", index_page(table, pages, coverage, markers, bench_report is not None))
     write(args.out, "style.css", vh.CSS + vh.HtmlFormatter(style="default").get_style_defs(".hl"))
 
     import view_notebook  # nbformat: only needed here
     view_notebook.write(view_notebook.companion(notebooks, owners, {c["label"]: c["counterpart"] for c in coverage if c.get("counterpart")}), os.path.join(args.out, "ch03_litattn.ipynb"))
+    # The official notebooks beside it, unchanged, with their licence: the
+    # book's links between them ("./ch03.ipynb"), which the companion keeps
+    # in its markdown, resolve in the site.
+    for name in vs_official_names():
+        shutil.copyfile(os.path.join(args.book, "official", name), os.path.join(args.out, name))
+    shutil.copyfile(os.path.join(args.book, "official", "LICENSE.txt"), os.path.join(args.out, OFFICIAL_LICENSE))
     made = manifest(table, pages, coverage, markers, figures)
     made["made_from"] = digest
     write(args.out, "view.json", json.dumps(made, indent=1))
@@ -229,7 +241,7 @@ def build(args, digest):
     print(f"book_view: wrote {args.out}/index.html, {sum(len(v) for v in pages.values())} chapter pages, "
           f"{len(figures)} figures, ch03_litattn.ipynb in {total:.1f} s "
           f"(runs {t_runs:.1f} s, figures {t_figs:.1f} s)")
-    bad = [c for c in coverage if c["verdict"] in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
+    bad = [c for c in coverage if vm.plain_verdict(c["verdict"]) in (vm.DIFFERS, vm.NOT_RUN, vm.NO_MARKER)
            or c["verdict"] == vm.NOT_IN_LITATTN and not c.get("counterpart")]
     for c in bad:
         print(f"book_view: {c['notebook']} {c['label']}: {c['verdict']}")
@@ -311,7 +323,7 @@ def add_counterparts(coverage, notebooks, book_cells, table, args, figures):
         if cell.notebook == vc.BONUS:
             c["at"] = f"{bonus_page}#{vc.anchor(cell.label)}"
             rows.append((cell, d))
-    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt)
+    return vc.section(rows, report, args.out, args.cache, figures, vh.prompt, vh.inline_markdown)
 
 
 def marker_checks(table, blocks, book_cells):
@@ -328,7 +340,7 @@ def marker_checks(table, blocks, book_cells):
     return checks
 
 
-def index_page(table, pages, coverage, markers):
+def index_page(table, pages, coverage, markers, measured=True):
     chapters = []
     for ch in table:
         plist = pages[ch.program]
@@ -360,7 +372,7 @@ def index_page(table, pages, coverage, markers):
             if r.kind in ("beyond", "transcript"):
                 own.append(f'<tr><td><a href="{p.file}#{r.anchor}"><code>{esc(ch.program)}.c:{r.block.line}</code></a></td>'
                            f'<th scope="row" class="prompt">{esc(r.label)}</th><td class="code"><code>{esc(r.block.code)}</code></td>'
-                           f'<td>{vh.badge(r.verdict)}</td></tr>')
+                           f'<td>{vh.badge(r.verdict)}{"<br><small>" + esc(r.reason) + "</small>" if r.reason else ""}</td></tr>')
     bad_markers = [m for m in markers if not m["ok"]]
     marker_text = (f'<p>Every one of the {len(markers)} markers of an official cell prints, after its <code>In [N]</code>, '
                    'the notebook cell\'s own first line, so a search for a book line finds the C.</p>' if not bad_markers else
@@ -382,12 +394,18 @@ def index_page(table, pages, coverage, markers):
         'and masks. A cell no chapter prints (the versions, the bonus notebook\'s timings and charts) has its litattn '
         'counterpart in the table instead, or the reason it has none.</p>'
         '<p>The companion notebook <a href="ch03_litattn.ipynb"><code>ch03_litattn.ipynb</code></a> mirrors '
-        '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub.</p>'
+        '<code>ch03.ipynb</code> cell by cell with the C in place of the Python, for Jupyter, VS Code or GitHub. '
+        'The official notebooks are beside it, unchanged, so that the book\'s links between them resolve: '
+        + ", ".join(f'<a href="{n}"><code>{n}</code></a>' for n in vs_official_names())
+        + f' (Apache License 2.0, <a href="{OFFICIAL_LICENSE}">{OFFICIAL_LICENSE}</a>).</p>'
         '<h2 id="chapters">Chapters</h2>'
         '<table class="chapters"><thead><tr><th scope="col">chapter</th><th scope="col">variants (the first is the book\'s)</th>'
         f'<th scope="col">official cells</th></tr></thead><tbody>{"".join(chapters)}</tbody></table>'
         '<h2 id="coverage">Coverage: every official cell</h2>'
         f'<p class="tally">{len(coverage)} cells: {vh.tally_html(total)}</p>'
+        + ('' if measured else '<p class="note">The timing and chart cells of <code>mha-implementations.ipynb</code> '
+           'are not measured yet: run <code>meson test -C build --benchmark bonus</code> (it writes '
+           '<code>build/bench-bonus.json</code>), then <code>ninja -C build book-view</code>.</p>') +
         '<table class="coverage"><caption>Each cell of the official notebooks, the line of C that computes it and '
         'the verdict on the variant the book\'s output belongs to</caption><thead><tr><th scope="col">notebook</th>'
         '<th scope="col">cell</th><th scope="col">its first line</th><th scope="col">computed at</th>'
@@ -407,8 +425,11 @@ def manifest(table, pages, coverage, markers, figures):
         "pages": [{
             "file": p.file, "program": ch.program, "variant": p.variant, "book_variant": p.book_variant,
             "ran": p.ran, "mode": p.run["mode"], "output": f"output/{ch.program}.{p.variant}.txt",
-            "rows": [{"label": r.label, "kind": r.kind, "verdict": r.verdict, "anchor": r.anchor,
+            "no_heatmaps": p.no_heatmaps,
+            "rows": [{"label": r.label, "kind": r.kind, "verdict": r.verdict, "reason": r.reason, "anchor": r.anchor,
                       "line": r.block.line if r.block else None, "worst_ulp": r.worst_ulp,
+                      "first": r.block.first if r.block else None,
+                      "last": r.block.first + r.block.source.count("\n") if r.block else None,
                       "transcript": [{"source": b.source, "cell": b.cell, "found": f} for b, f in r.transcript]}
                      for r in p.rows],
             "loose_transcript": [{"source": b.source, "cell": b.cell, "found": f} for b, f in p.loose_transcript],

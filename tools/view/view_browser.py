@@ -5,12 +5,18 @@
 
 Starts headless Chromium once and, through the DevTools protocol on a pipe
 (--remote-debugging-pipe: no port, no network), loads pages of the site
-from disk: every page with LITATTN_TESTS=full in the environment (`meson
-test --setup full`); else three, the index, the first chapter's page and
-the first page of a variant other than the book's. It fails on any console
-error, uncaught exception, failed resource load, or request that is not a
-local file; and on a screenshot that is blank (a handful of colours): of
-the first chapter, and with LITATTN_TESTS=full of the index too. --full
+from disk in a 1280-pixel-wide window (a laptop's): every page with
+LITATTN_TESTS=full in the environment (`meson test --setup full`, which CI
+runs); else three (`meson test --suite view`, or by hand), the pages most
+likely to be too wide: the index (the coverage table), the bonus chapter's
+page (the widest C, the timing table, the notebook's recorded charts) and
+the first page of a variant other than the book's. The browser's start is
+most of the cost; each page more adds a little. It fails on a page wider
+than the window (the document's scrollWidth past its clientWidth: it would
+scroll sideways), on any console error, uncaught exception, failed resource
+load, image that did not load, or request that is not a local file; and on
+a screenshot that is blank (a handful of colours): of the variant's page,
+and with LITATTN_TESTS=full of the index and the first chapter's. --full
 loads every page and photographs each whole. The screenshots are kept in DIR (default
 SITE_DIR/../book-view-screens) to be looked at. Where Chromium is missing it reports SKIP, saying why (exit 77).
 Needs only the standard library, and PIL (python3-pil, which
@@ -36,7 +42,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe",
          "--allow-file-access-from-files"]  # so that the harness can look into the pages it frames
-WIDTH, HEIGHT = 1400, 1000
+WIDTH, HEIGHT = 1280, 1000  # a laptop's window: every page fits its width
 PAGE_TIMEOUT = 20.0
 MIN_COLOURS = 8
 
@@ -163,17 +169,35 @@ BROKEN_IMAGES = """[...document.querySelectorAll('iframe')].flatMap(f =>
   .concat([...document.querySelectorAll('iframe')].filter(f => !f.contentDocument.title)
     .map(f => f.src.split('/').pop() + ': no page (no title)'))"""
 
+# A page wider than its window scrolls sideways: the document's scrollWidth
+# against its clientWidth (the window less a scroll bar), in each frame of
+# the window's width. Named with the outermost elements that stick out (an
+# element inside a box that scrolls itself, a block of code, does not count).
+TOO_WIDE = """[...document.querySelectorAll('iframe')].flatMap(f => {
+  const d = f.contentDocument.documentElement, w = d.clientWidth;
+  if (d.scrollWidth <= w) return [];
+  const out = [...f.contentDocument.body.querySelectorAll('*')].filter(e =>
+    e.getBoundingClientRect().right > w + 0.5 && e.parentElement.getBoundingClientRect().right <= w + 0.5)
+    .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ends at '
+      + Math.round(e.getBoundingClientRect().right) + ' px');
+  return [f.src.split('/').pop() + ': ' + d.scrollWidth + ' px wide in a ' + w + '-px window (it scrolls sideways)'
+    + (out.length ? ': ' + out.join(', ') : '')];
+})"""
+
+
+WIDEST = "ch03_bonus_mha_implementations.html"  # the bonus chapter's page (view_bench.CHAPTER)
+
 
 def site_pages(site, every):
-    """The pages to load: every page, or the index, the first chapter's page
-    (<program>.html) and the first page of another variant (<program>.<variant>.html)."""
+    """The pages to load: every page, or the index, the bonus chapter's page
+    and the first page of a variant other than the book's
+    (<program>.<variant>.html)."""
     pages = ["index.html"] + sorted(os.path.basename(p) for p in glob.glob(os.path.join(site, "*.html"))
                                     if os.path.basename(p) != "index.html")
     if every:
         return pages, len(pages)
-    books = [p for p in pages[1:] if p.count(".") == 1]
     variants = [p for p in pages[1:] if p.count(".") == 2]
-    return ["index.html"] + books[:1] + variants[:1], len(pages)
+    return ["index.html"] + [p for p in pages if p == WIDEST] + variants[:1], len(pages)
 
 
 def check_site(site, shots, full=False, pages=None, photos=None):
@@ -192,7 +216,8 @@ def check_site(site, shots, full=False, pages=None, photos=None):
     harness = os.path.join(harness_dir, "all.html")
     with open(harness, "w", encoding="utf-8") as f:
         f.write("<!DOCTYPE html><title>every page</title>" + "".join(
-            f'<iframe src="file://{os.path.abspath(os.path.join(site, p))}" width="{WIDTH}" height="600"></iframe>'
+            f'<iframe src="file://{os.path.abspath(os.path.join(site, p))}" width="{WIDTH}" height="600" '
+            'style="border: 0; display: block"></iframe>'
             for p in pages))
     browser = Browser(exe)
     problems, timing, colours = [], {}, {}
@@ -219,6 +244,9 @@ def check_site(site, shots, full=False, pages=None, photos=None):
         found = browser.call("Runtime.evaluate", {"expression": BROKEN_IMAGES, "returnByValue": True}, cdp_session)
         value = found.get("result", {}).get("value")
         problems += value if isinstance(value, list) else [f"cannot look into the pages: {found}"]
+        wide = browser.call("Runtime.evaluate", {"expression": TOO_WIDE, "returnByValue": True}, cdp_session)
+        value = wide.get("result", {}).get("value")
+        problems += value if isinstance(value, list) else [f"cannot measure the pages: {wide}"]
         timing[f"{len(pages)} pages loaded together"] = time.monotonic() - start
         for name in photos:
             start = time.monotonic()
@@ -276,8 +304,8 @@ def main(argv):
         print(f"FAIL: LITATTN_TESTS is {os.environ['LITATTN_TESTS']!r}: expected full or default")
         return 1
     chosen, n_pages = site_pages(site, every)
-    # Photographed: the index and the first chapter; by default the first chapter only.
-    photos = chosen[:2] if every else chosen[1:2]
+    # Photographed: the index and the first chapter; by default the variant's page (the cheapest).
+    photos = chosen[:2] if every else chosen[-1:]
     start = time.monotonic()
     try:
         problems, timing, colours, pages = check_site(site, shots, full, chosen, photos)
@@ -291,12 +319,15 @@ def main(argv):
         print(f"{verdict} screenshot of {name}: {n} distinct colours")
         if n <= MIN_COLOURS:
             problems.append(f"{name}: the screenshot is blank ({n} colours)")
+    wide = [p for p in problems if "scrolls sideways" in p]
+    print(f"{'FAIL' if wide else 'ok  '} each of the {len(pages)} pages fits a {WIDTH}-px window "
+          "(no sideways scrolling)")
     for p in problems:
         print(f"FAIL {p}")
     if not every:
         print(f"the default selection: {len(pages)} of the {n_pages} pages ({', '.join(pages)}), "
               f"{', '.join(photos)} photographed; LITATTN_TESTS=full (meson test --setup full) loads them all "
-              "and photographs the index too")
+              "and photographs the index and the first chapter")
     print(f"{len(pages)} pages in one Chromium in {time.monotonic() - start:.1f} s, {len(problems)} problems; "
           f"screenshots in {shots}")
     return 1 if problems else 0

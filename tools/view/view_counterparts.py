@@ -11,18 +11,23 @@ has here either a counterpart or a one-line reason:
     chapter runs on;
   - timing: the implementation's forward time in C and in torch 1.13 on the
     reader's own machine, read from BUILD/bench-bonus.json (written by
-    `meson test -C build --benchmark bonus`; without it, one line saying how
-    to make it), beside the notebook's recorded figure and where it was
-    recorded;
+    `meson test -C build --benchmark bonus`; without it, "not measured
+    yet"), beside the notebook's recorded figure;
   - chart: the notebook's bar chart (plot_execution_times, In [28]) drawn
-    the same way from that file, C beside torch;
+    the same way from that file, C beside torch, under the chart the
+    notebook recorded (its PNG, copied from the notebook into the site);
   - method: a helper cell (the list of functions, the timing loops, the
     plotting function), whose counterpart is the benchmark's own code;
   - reason: a cell with no counterpart, and why ("not in litattn: because
     ...").
 
-The view never runs the benchmark. view_check.py fails on a cell that no
-chapter prints and that has neither a counterpart nor a reason.
+What every row shares is said once, above the rows it is true of: how the
+figures are made (or how to make them), at what size, and where the
+notebook recorded its own (a row per section of the notebook heads its
+cells). The view never runs the benchmark. view_check.py fails on a cell
+that no chapter prints and that has neither a counterpart nor a reason, on
+a clause repeated in more than three rows, and on a recorded chart the
+site does not show.
 """
 
 import hashlib
@@ -42,13 +47,13 @@ IMPL = "mha-implementations"
 with open(__file__, "rb") as _f:
     STYLE_VERSION = hashlib.sha256(_f.read()).hexdigest()
 
-HOW = ("run meson test -C build --benchmark bonus (it writes build/bench-bonus.json), then ninja -C build "
-       "book-view")
+NOT_MEASURED = "not measured yet"  # a timing or chart without BUILD/bench-bonus.json
 
 # Where the notebook's recorded figures were measured (its section headings
 # 10.1, 10.2 and 11.2 to 11.4, and the version cells before them).
-ON_CPU = "the notebook's run on an M3 MacBook Air's CPU, torch 2.4.0 (section 10.1)"
-ON_GPU = "the notebook's run on an Nvidia A100 GPU, torch 2.6.0+cu124 (sections 10.2 and 11)"
+ON_CPU = "an M3 MacBook Air's CPU, torch 2.4.0"
+ON_GPU = "an Nvidia A100 GPU, torch 2.6.0+cu124"
+RECORDED_DIR = "recorded"  # OUT/recorded/: the images the notebook recorded, copied from it
 
 # The implementation each timed cell times: the number of its "## N)" line.
 # 5, 6 and 9 need scaled_dot_product_attention or FlexAttention, which
@@ -166,7 +171,9 @@ def _times(report, kind, number):
 def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
     """{"verdict", "text" (one line), "kind"} for a cell no chapter prints, or
     None when the cell has neither a counterpart nor a reason here.
-    fixture_of_notebook: {notebook: the fixture its first chapter runs on}."""
+    fixture_of_notebook: {notebook: the fixture its first chapter runs on}.
+    The line says only what is the cell's own: what every timing shares
+    (the size, the threads, the command) is said once (section)."""
     spec = SPECS.get(cell.label)
     if spec is None:
         return None
@@ -179,34 +186,24 @@ def describe(cell, report, fixtures_dir, repo_root, fixture_of_notebook):
         fixture = fixture_of_notebook.get(arg)
         attrs = fixture_attrs(os.path.join(fixtures_dir, fixture)) if fixture else {}
         recorded = " ".join((cell.output or "").split())
-        text = (f"litattn {litattn_version(repo_root)}, on the CPU; its fixtures made by torch "
+        text = (f"litattn {litattn_version(repo_root)} on the CPU; fixtures by torch "
                 f"{attrs.get('torch_version', '?')}, CPU capability {attrs.get('cpu_capability', '?')} "
-                f"(attributes torch_version and cpu_capability of fixtures/{fixture})"
-                + (f"; the notebook printed: {recorded}" if recorded else ""))
-        return {"kind": kind, "verdict": COUNTERPART, "text": text}
+                f"(fixtures/{fixture})" + (f"; the notebook printed: {recorded}" if recorded else ""))
+        return {"kind": kind, "verdict": COUNTERPART, "text": text, "where": None}
     if kind == "timing":
         number = _impl_of(cell)
-        recorded = _recorded(cell)
-        book = (f"the notebook: {recorded}, {arg}" if recorded
-                else f"the notebook recorded no figure ({arg})")
         if report is None:
-            return {"kind": kind, "verdict": COUNTERPART, "text": f"the forward of {number}) in C and in torch: no "
-                    f"benchmark results yet: {HOW}; {book}", "number": number}
-        size = report.get("size", [8, 1024, 768])
-        c, t, why = _times(report, "forward", number)
-        ours = (f"forward of {number}) at ({size[0]}, {size[1]}, {size[2]}), one thread, by --benchmark bonus: C "
-                f"{_ms(c) or 'n/a'}" + (" (the exact fused attention)" if IMPL_KEYS[number] == "fused" else "")
-                + f", {torch_side(report)[1]} {_ms(t) or 'n/a (' + why + ')'}")
-        return {"kind": kind, "verdict": COUNTERPART, "text": f"{ours}; {book}", "number": number}
+            return {"kind": kind, "verdict": COUNTERPART, "text": f"the forward of {number}): {NOT_MEASURED}",
+                    "number": number, "where": arg}
+        c, t, why = _times(report, "forward", number)  # why torch has none: said once (section)
+        ours = (f"the forward of {number}): C {_ms(c) or 'n/a'}" + (" (fused)" if IMPL_KEYS[number] == "fused" else "")
+                + f", torch {_ms(t) or 'n/a'}")
+        return {"kind": kind, "verdict": COUNTERPART, "text": ours, "number": number, "where": arg}
     if kind == "chart":
         what = "forward" if arg == "forward" else "forward + backward"
         extra = (" (uncompiled: see In [33])" if cell.label.endswith("[34]") else "")
-        if report is None:
-            return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
-                    "text": f"the {what} chart{extra}: no benchmark results yet: {HOW}"}
-        return {"kind": kind, "verdict": COUNTERPART, "chart": arg,
-                "text": f"the {what} chart{extra}, C beside torch 1.13, one thread, as --benchmark bonus measured them; the "
-                        f"notebook's chart: {ON_GPU}"}
+        return {"kind": kind, "verdict": COUNTERPART, "chart": arg, "where": ON_GPU,
+                "text": f"the {what} chart{extra}, C beside torch 1.13" + (f": {NOT_MEASURED}" if report is None else "")}
     return None
 
 
@@ -280,28 +277,72 @@ def draw(report, kind, out_dir, cache_dir, figures):
     return f"figures/{name}"
 
 
-def section(rows, report, out_dir, cache_dir, figures, prompt):
+def recorded_images(cell, out_dir):
+    """[(relative path, alt text)] of the images a cell recorded (its PNG
+    outputs), copied into OUT/recorded/."""
+    import base64
+    found = []
+    for k, png in enumerate(cell.images):
+        name = f"{anchor(cell.label)[3:]}{'.' + str(k + 1) if k else ''}.png"  # mha-implementations-in-30.png
+        os.makedirs(os.path.join(out_dir, RECORDED_DIR), exist_ok=True)
+        with open(os.path.join(out_dir, RECORDED_DIR, name), "wb") as f:
+            f.write(base64.b64decode(png))
+        found.append((f"{RECORDED_DIR}/{name}", f"The bar chart {cell.label.split(' ', 1)[1]} recorded in the notebook "
+                      f"(a run on {ON_GPU}): the execution time of each implementation, as the notebook's "
+                      "plot_execution_times draws it."))
+    return found
+
+
+def section(rows, report, out_dir, cache_dir, figures, prompt, heading_html):
     """The bonus page's section: one row per cell of the notebook with a
-    counterpart here (rows: [(BookCell, description)])."""
+    counterpart here (rows: [(BookCell, description)]), under a row per
+    section of the notebook, which says where the notebook recorded its
+    figures; a chart's row is followed by the chart the notebook recorded and
+    litattn's."""
+    import view_model as vm
     esc = html.escape
-    out = []
+    out, heading = [], None
     for cell, d in rows:
-        fig = ""
-        if d.get("chart") and report is not None:
-            path = draw(report, d["chart"], out_dir, cache_dir, figures)
-            fig = (f'<figure><img src="{esc(path)}" alt="{esc(chart_alt(report, d["chart"]))}">'
-                   f'<figcaption>{esc(cell.label)}, drawn as the notebook\'s plot_execution_times draws it</figcaption>'
-                   '</figure>')
-        recorded = esc((cell.output or "").strip()) if d["kind"] != "chart" else "(a chart: " + esc(ON_GPU) + ")"
+        heads = vm.headings_of(cell.prose)
+        if heads and heads[-1][1] != heading:
+            heading = heads[-1][1]
+            wheres = []
+            for other, od in rows[rows.index((cell, d)):]:
+                h = vm.headings_of(other.prose)
+                if other is not cell and h and h[-1][1] != heading:
+                    break
+                if od.get("where") and od["where"] not in wheres:
+                    wheres.append(od["where"])
+            where = f' <span class="src">· the notebook\'s figures: {esc(", ".join(wheres))}</span>' if wheres else ""
+            out.append(f'<tr class="group"><th colspan="4" scope="rowgroup">{heading_html(heading)}{where}</th></tr>')
+        recorded = esc((cell.output or "").strip()) if d["kind"] != "chart" else "a chart: below"
         out.append(f'<tr id="{anchor(cell.label)}"><th scope="row" class="prompt">{esc(prompt(cell))}</th>'
                    f'<td class="code"><code>{esc(cell.first_line)}</code></td><td class="code"><code>{recorded or "—"}</code></td>'
-                   f'<td>{esc(d["text"])}{fig}</td></tr>')
+                   f'<td>{esc(d["text"])}</td></tr>')
+        if d.get("chart"):
+            figs = [f'<figure><img src="{esc(path)}" alt="{esc(alt)}"><figcaption>{esc(prompt(cell))} as the notebook '
+                    f'recorded it, on {esc(ON_GPU)}</figcaption></figure>' for path, alt in recorded_images(cell, out_dir)]
+            if report is not None:
+                path = draw(report, d["chart"], out_dir, cache_dir, figures)
+                figs.append(f'<figure><img src="{esc(path)}" alt="{esc(chart_alt(report, d["chart"]))}">'
+                            f'<figcaption>litattn\'s, drawn as the notebook\'s plot_execution_times draws it: C beside '
+                            f'torch 1.13 on the CPU that ran the benchmark</figcaption></figure>')
+            else:
+                figs.append('<p class="note">litattn\'s chart: <a href="#bench">not measured yet</a>.</p>')
+            out.append(f'<tr class="charts"><td colspan="4"><div class="figures">{"".join(figs)}</div></td></tr>')
     intro = ("Cells of the notebook that time, chart or describe its own runs, which no chapter prints, each beside "
-             "litattn's counterpart: the figures of <code>meson test -C build --benchmark bonus</code> on the "
-             "reader's own machine (C, and torch 1.13 on the CPU), the notebook's recorded figure and where it was recorded.")
+             "litattn's counterpart and the notebook's recorded figure. A row per section of the notebook says where "
+             "the notebook recorded its figures. litattn's are the forward of each implementation ")
     if report is None:
-        intro += f" No benchmark results yet: {esc(HOW)}."
+        intro += ('as <a href="#bench">Timings</a> (above) measures it; there are none yet, and Timings says how to '
+                  'make them.')
+    else:
+        size = report.get("size", [8, 1024, 768])
+        intro += (f"at ({size[0]}, {size[1]}, {size[2]}) on one thread, in C and in {esc(torch_side(report)[1])} "
+                  '(torch) on the CPU that ran the benchmark, as <a href="#bench">Timings</a> (above) measured them. '
+                  "5), 6) and 9) need scaled_dot_product_attention or FlexAttention, which torch 1.13 lacks: for them "
+                  "C runs litattn's exact fused attention (fused), and torch nothing (n/a).")
     return ('<section class="loose" id="counterparts"><h2>Sections 10 and 11, cell by cell</h2>'
-            f'<p>{intro}</p><table class="coverage"><thead><tr><th scope="col">cell</th>'
+            f'<p>{intro}</p><table class="coverage counterparts"><thead><tr><th scope="col">cell</th>'
             '<th scope="col">its first line</th><th scope="col">the notebook recorded</th>'
             f'<th scope="col">litattn</th></tr></thead><tbody>{"".join(out)}</tbody></table></section>')

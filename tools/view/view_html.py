@@ -28,7 +28,7 @@ esc = html.escape
 
 
 def badge(verdict):
-    cls, mark = BADGE.get(verdict, ("quiet", "·"))
+    cls, mark = BADGE.get(vm.plain_verdict(verdict), ("quiet", "·"))
     return f'<span class="badge {cls}"><span aria-hidden="true">{mark}</span> {esc(verdict or "nothing to compare")}</span>'
 
 
@@ -128,7 +128,9 @@ def book_side(row, page):
     parts = []
     if row.book is not None:
         nb = row.book.notebook
-        parts.append(f'<h4><span class="prompt">{esc(prompt(row.book))}</span> <span class="src">{esc(nb)}</span></h4>')
+        count = (f", In [{row.book.number}]" if row.book.number is not None and prompt(row.book) != f"In [{row.book.number}]"
+                 and not str(row.book.label).startswith("Exercise") else "")  # "§5.2" is the notebook's second In [11]
+        parts.append(f'<h4><span class="prompt">{esc(prompt(row.book))}</span> <span class="src">{esc(nb)}{count}</span></h4>')
         parts.append(code_html(row.book.code, PythonLexer()))
         if row.verdict == vm.OTHER_VARIANT:
             parts.append(f'<p class="note">The notebook\'s recorded output is compared on '
@@ -136,7 +138,7 @@ def book_side(row, page):
                          f'the {esc(row.owner)} variant</a>.</p>')
         elif row.kind != "setup":
             parts.append('<h5>Recorded in the notebook</h5>')
-            if row.verdict == vm.DIFFERS and row.book.compared is None:
+            if vm.plain_verdict(row.verdict) == vm.DIFFERS and row.book.compared is None:
                 parts.append(diff_pair(row.book.output, row.c_text)[0])
             elif row.book.output:
                 parts.append(pre(row.book.output))
@@ -145,7 +147,7 @@ def book_side(row, page):
                              else '<p class="none">(prints nothing)</p>')
             if row.book.compared is not None:
                 parts.append('<h5>The same cell on a CPU, as litattn runs it</h5>')
-                parts.append(diff_pair(row.book.compared, row.c_text)[0] if row.verdict == vm.DIFFERS
+                parts.append(diff_pair(row.book.compared, row.c_text)[0] if vm.plain_verdict(row.verdict) == vm.DIFFERS
                              else pre(row.book.compared))
     elif row.kind == "transcript":
         parts.append(f'<h4><span class="prompt">{esc(row.label)}</span> <span class="src">a transcript\'s cell; '
@@ -186,13 +188,14 @@ def c_side(row, page):
         return "".join(parts)
     parts.append("<h5>Printed by the C program</h5>")
     if row.notes:
-        parts.append('<p class="notes">The chapter notes, for this variant (left out of the comparison): '
-                     + " ".join(f"<code>{esc(n)}</code>" for n in row.notes) + "</p>")
+        notes = vm.vs.note_paragraphs(row.notes, b.note_runs)
+        parts.append('<div class="notes">The chapter\'s notes on this run (lines starting <code>#</code>, left out '
+                     'of the comparison):<ul>' + "".join(f"<li><code>{esc(n)}</code></li>" for n in notes) + "</ul></div>")
     if not page.ran:
         parts.append('<p class="none">(the program did not run: see the top of the page)</p>')
     elif row.c_text is None:
         parts.append('<p class="none missing">(no marker line for this cell in the output)</p>')
-    elif row.verdict == vm.DIFFERS:
+    elif vm.plain_verdict(row.verdict) == vm.DIFFERS:
         parts.append(diff_pair(row.book.expected, row.c_text)[1])
     elif row.c_text:
         parts.append(pre(row.c_text))
@@ -202,9 +205,13 @@ def c_side(row, page):
 
 
 def prompt(book_cell):
+    """A cell's name, as the chapters' markers print it: "In [3]", "Exercise
+    3.2", or, for a cell the notebook did not number or numbered twice (the
+    bonus notebook's two In [10] and two In [11]), its section and place
+    ("§5.2": the 2nd code cell of section 5)."""
     if str(book_cell.label).startswith("Exercise"):
         return book_cell.label
-    if book_cell.number is None:  # a cell the notebook did not number: its section and place ("§10.2")
+    if "\u00a7" in book_cell.label:
         return book_cell.label.split(" ")[-1]
     return f"In [{book_cell.number}]"
 
@@ -230,12 +237,20 @@ def row_title(row):
     return f'<span class="prompt">{esc(head)}</span> <code class="first">{esc(code)}</code>'
 
 
+def inline_markdown(text):
+    """A heading of the notebook as HTML: its inline code (`state_dict`)
+    rendered, the rest escaped."""
+    return re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", esc(text, quote=False))
+
+
 def row_html(row, page, fig_paths):
-    headings = "".join(f'<h{min(level, 3)} class="book-heading">{esc(text)}</h{min(level, 3)}>'
+    headings = "".join(f'<h{min(level, 3)} class="book-heading">{inline_markdown(text)}</h{min(level, 3)}>'
                        for level, text in row.headings)
-    cls = BADGE.get(row.verdict, ("quiet",))[0]
+    cls = BADGE.get(vm.plain_verdict(row.verdict), ("quiet",))[0]
     head = (f'<header class="cell-head"><h3 class="cell-title">{row_title(row)}</h3>'
-            f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>')
+            f'<p class="verdict">{badge(row.verdict)} {ulp_text(row)}</p></header>'
+            + (f'<p class="note reason">{esc(row.reason)}'
+               + (f' <a href="{esc(row.reason_at)}">See it there.</a>' if row.reason_at else "") + '</p>' if row.reason else ""))
     body = f'<div class="pair"><div class="side book">{book_side(row, page)}</div><div class="side c">{c_side(row, page)}</div></div>'
     if row.kind == "setup":
         return (f'<section class="cell setup" id="{row.anchor}"><h3 class="cell-title">{row_title(row)}</h3>'
@@ -321,7 +336,7 @@ def toc(page):
     for r in page.rows:
         if r.kind == "setup":
             continue
-        cls = BADGE.get(r.verdict, ("quiet",))[0]
+        cls = BADGE.get(vm.plain_verdict(r.verdict), ("quiet",))[0]
         name = prompt(r.book) if r.book is not None else r.label
         items.append(f'<li><a class="t-{cls}" href="#{r.anchor}" title="{esc(r.verdict)}">{esc(name)}</a></li>')
     return f'<nav class="toc" aria-label="Cells on this page"><ul>{"".join(items)}</ul></nav>'
@@ -345,6 +360,9 @@ def chapter_page(page, pages, fig_paths, neighbours):
         summary += (f'<p class="tally">Tensors: {len(compared)} of {len(all_t)} compared with PyTorch\'s fixture, '
                     f'worst <strong>{worst} ulp</strong>'
                     f'{"" if worst else " (every one the same float32 bits)"}.</p>')
+    if page.no_heatmaps:
+        book = "" if page.book_variant else f' <a href="{pages[0].file}">The book\'s variant\'s page</a>.'
+        summary += f'<p class="note" id="no-heatmaps">{esc(page.no_heatmaps)}{book}</p>'
     loose = ""
     if page.loose_transcript:
         items = "".join(f'<li>{badge("transcript blocks found" if f else "transcript block not found")} '
@@ -431,6 +449,7 @@ pre.out { background: #fbfbfc; }
 pre.err { background: var(--bad-bg); color: #7a1a12; }
 .hl .linenos { color: #6e7781; padding-right: .75rem; user-select: none; }
 .notes { color: var(--warn); font-size: .88rem; margin: .25rem 0; }
+.notes ul { margin: .1rem 0 .4rem; padding-left: 1.25rem; } .notes code { white-space: normal; }
 .none { color: var(--muted); font-style: italic; margin: .25rem 0; }
 .missing { color: var(--warn); }
 del { background: #ffcecb; color: #82071e; text-decoration: line-through; text-decoration-thickness: 1px; }
@@ -446,6 +465,9 @@ th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left;
 thead th { background: var(--panel); }
 td.ok { color: var(--ok); } td.bad { color: var(--bad); font-weight: 600; } td.quiet { color: var(--muted); }
 table.coverage { width: 100%; }
+table.coverage td { overflow-wrap: anywhere; }
+table.counterparts tr.group th { background: var(--panel); padding-top: .6rem; }
+table.counterparts tr.charts figure { flex: 1 1 24rem; min-width: 0; }  /* the notebook's chart beside litattn's */  /* a long path or code line wraps: the table fits a 1280-px window */
 table.coverage td.code code { white-space: pre-wrap; }
 nav.prevnext { display: flex; justify-content: space-between; gap: 1rem; margin: 2rem 0; }
 q { font-style: italic; }

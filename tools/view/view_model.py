@@ -29,6 +29,13 @@ OTHER_VARIANT = "compared on another variant"
 SETUP = "setup"
 COUNTERPART = "litattn counterpart"  # a cell no chapter prints, with its counterpart (view_counterparts.py)
 NOT_COMPARED = "not compared"  # a block no chapter prints (extract_book_blocks.NOT_PRINTED: a run's own)
+ON_CPU = " on the CPU (recorded on {})"  # after IDENTICAL or DIFFERS: compared with a GPU's output rewritten for the CPU
+
+
+def plain_verdict(verdict):
+    """IDENTICAL or DIFFERS without what they were compared on ("identical on
+    the CPU (recorded on cuda:0)" is IDENTICAL): for colours and tallies."""
+    return verdict.split(" on the CPU (recorded on ")[0]
 
 
 @dataclass
@@ -41,6 +48,8 @@ class Row:
     c_text: str = None              # what the cell printed (None: the program did not print this cell)
     notes: list = field(default_factory=list)        # the chapter's notes about the variant, set aside
     verdict: str = ""
+    reason: str = ""                # why a cell is not compared (NOT_COMPARED), in a sentence
+    reason_at: str = ""             # where it is compared instead ("page.html#anchor"), or ""
     owner: str = ""                 # the variant whose output the book's is compared with
     transcript: list = field(default_factory=list)   # [(vs.SuiteBlock, found)]
     tensors: list = field(default_factory=list)      # [(name, entry)]
@@ -63,6 +72,7 @@ class Page:
     file: str
     loose_transcript: list = field(default_factory=list)  # blocks found in no single cell: [(block, found)]
     other_tensors: list = field(default_factory=list)     # tensors no cell explains
+    no_heatmaps: str = ""           # why the page draws no heatmap, or "" (it draws one)
 
     @property
     def book_variant(self):
@@ -110,11 +120,12 @@ def owner_variant(chapter, book_cell):
     return ebb.STALE.get((book_cell.notebook, book_cell.label), chapter.book_variant)
 
 
-def build_page(chapter, variant, run, blocks, book_cells, suite, tokens, book_arrays=()):
+def build_page(chapter, variant, run, blocks, book_cells, suite, tokens, book_arrays=(), transcripts=None):
     """The Page of one chapter on one variant.
 
     book_cells: {label: BookCell} of both notebooks; suite: the variant's
-    blocks in tests/book; tokens: (rows, words) of the book's inputs."""
+    blocks in tests/book; tokens: (rows, words) of the book's inputs;
+    transcripts: what each transcript's cells print (view_sources.transcript_cells)."""
     out_cells = vs.output_cells(run.get("stdout", "")) if run.get("stdout") else []
     ran = run.get("exit") == 0
     roles = {n: e["role"] for n, e in run.get("tensors", {}).items()}
@@ -163,10 +174,28 @@ def build_page(chapter, variant, run, blocks, book_cells, suite, tokens, book_ar
             row.figures = figure_specs(row.tensors, arrays, words)
 
     page = Page(chapter, variant, run, blocks, rows, page_file(chapter.program, variant, chapter.book_variant))
-    place_transcript_blocks(page, out_cells, suite)
+    if not any(r.figures for r in rows):
+        page.no_heatmaps = no_heatmaps_reason(chapter, variant, run, book_arrays)
+    place_transcript_blocks(page, out_cells, suite, transcripts)
     explained = set(cell_of)
     page.other_tensors = sorted((n, e) for n, e in run.get("tensors", {}).items() if n not in explained)
     return page
+
+
+def no_heatmaps_reason(chapter, variant, run, book_arrays):
+    """Why a page draws no heatmap, in a sentence."""
+    if run.get("exit") != 0:
+        return "No heatmaps: the chapter did not run on this variant, so there is nothing to draw."
+    arrays = set(run.get("arrays", {}))
+    if variant != chapter.book_variant and arrays and arrays <= set(book_arrays):
+        return (f"No heatmaps on this page: the {len(arrays)} tensors a heatmap would show have the same names on "
+                "the book's variant, whose page draws them. A variant draws only the tensors the book's variant lacks "
+                "(the dropout masks of gpt2_dropout): the same heatmaps over other numbers would only lengthen the page.")
+    if not arrays:
+        return ("No heatmaps: this chapter keeps no attention scores, weights, masks or dropout masks, the tensors "
+                "a heatmap shows. Its tensors are compared with PyTorch's, cell by cell.")
+    return (f"No heatmaps: the {len(arrays)} tensors a heatmap shows belong to no cell of the C "
+            "(they are listed under Other tensors of the dump).")
 
 
 def decide(row, chapter, variant, run, ran):
@@ -186,7 +215,7 @@ def decide(row, chapter, variant, run, ran):
     row.owner = owner_variant(chapter, row.book)
     if (row.book.notebook, row.label) in ebb.NOT_PRINTED:
         row.verdict = NOT_COMPARED
-        row.notes = row.notes + [f"not compared: {ebb.NOT_PRINTED[(row.book.notebook, row.label)]}"]
+        row.reason = f"Not compared with the notebook's output: {ebb.NOT_PRINTED[(row.book.notebook, row.label)]}."
     elif variant != row.owner:
         row.verdict = OTHER_VARIANT
     elif not ran:
@@ -194,18 +223,21 @@ def decide(row, chapter, variant, run, ran):
     elif row.c_text is None:
         row.verdict = NO_MARKER
     else:
-        if row.book.compared is not None:
-            row.notes = row.notes + ["compared with what the cell prints on a CPU (the notebook ran on cuda:0)"]
         if row.book.expected == row.c_text:
             row.verdict = IDENTICAL if row.c_text else NO_OUTPUT
         else:
             row.verdict = DIFFERS
+        if row.book.compared is not None and row.verdict in (IDENTICAL, DIFFERS):
+            row.verdict += ON_CPU.format(row.book.recorded_on)  # what it was compared with, in the verdict
 
 
-def place_transcript_blocks(page, out_cells, suite):
+def place_transcript_blocks(page, out_cells, suite, transcripts=None):
     """Puts each transcript block of the variant (tests/book) beside the
-    first cell whose output holds it, grad_fn suffixes aside (as the book
-    suite looks for it in the whole output)."""
+    chapter's cell for the transcript's cell ("004 In [10]") when its output
+    holds the block, else beside the first cell whose output holds it,
+    grad_fn suffixes aside (as the book suite looks for it in the whole
+    output). A transcript's cell left with no block gets its reason
+    (transcript_reason)."""
     whole = vs.without_grad_fn("".join(c.text for c in out_cells))
     plain = [vs.without_grad_fn(c.text) for c in out_cells]
     by_label = {}
@@ -217,9 +249,10 @@ def place_transcript_blocks(page, out_cells, suite):
             continue
         text = vs.without_grad_fn(block.text)
         found = bool(out_cells) and text in whole
+        own = by_label.get(f"{block.source.split('_')[0]} {block.cell}")
+        row = own if own is not None and text in vs.without_grad_fn(own.c_text) else None
         at = next((i for i, p in enumerate(plain) if text in p), None)
-        row = None
-        if at is not None:
+        if row is None and at is not None:
             c = out_cells[at]
             row = by_label.get(c.label + (" (setup)" if c.setup else ""))
         if row is not None:
@@ -229,7 +262,41 @@ def place_transcript_blocks(page, out_cells, suite):
     for row in page.rows:
         if row.kind == "transcript" and page.ran:
             row.verdict = "transcript blocks found" if row.transcript and all(f for _, f in row.transcript) \
-                else "not compared" if not row.transcript else "transcript block not found"
+                else NOT_COMPARED if not row.transcript else "transcript block not found"
+            if row.verdict == NOT_COMPARED:
+                row.reason, row.reason_at = transcript_reason(row, page, transcripts or {})
+
+
+def transcript_reason(row, page, transcripts):
+    """(why, where or "") a transcript's cell has no block to compare on this
+    page: the cell prints nothing the book suite takes from a transcript, or
+    its blocks belong to another variant (extract_book_blocks.TRANSCRIPTS),
+    or were found in another cell's output. transcripts: {prefix: (file
+    name, {cell: blocks})} (view_sources.transcript_cells)."""
+    prefix, _, cell = row.label.partition(" ")
+    name, counts = transcripts.get(prefix, (None, {}))
+    if name is None:
+        return f"Transcript {prefix} is not beside the notebooks.", ""
+    n = counts.get(cell, 0)
+    if not n:
+        return (f"Transcript {prefix} ({name}) prints no tensor(...) or torch.Size([...]) in its {cell}: the "
+                "book suite takes only those from a transcript.", "")
+    owner = ebb.TRANSCRIPTS.get((prefix, cell)) or ebb.TRANSCRIPTS.get((prefix, "*"))
+    has = f"Transcript {prefix}'s {cell} prints {n} block{'s' * (n > 1)}, which {'belong' if n > 1 else 'belongs'}"
+    if owner is None:
+        return f"{has} to no chapter.", ""
+    program, variant = owner
+    if (program, variant) != (page.chapter.program, page.variant):
+        book = chapter_table_get(program).book_variant
+        return (f"{has} to the {variant} variant" + (" (the book's)" if variant == book else "")
+                + f" of {program}, and {'are' if n > 1 else 'is'} compared there.",
+                f"{page_file(program, variant, book)}#{anchor_of(row.label)}")
+    return f"{has} to this page, and {'are' if n > 1 else 'is'} found in another cell's output.", ""
+
+
+def chapter_table_get(program):
+    from export.chapters import get
+    return get(program)
 
 
 def inputs_are_books(inputs, book_rows):

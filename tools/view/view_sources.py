@@ -18,9 +18,14 @@ from cases import extract_book_blocks as ebb  # noqa: E402
 
 # --- the C: one block per marker ---------------------------------------------------------------
 
-# The marker macros of lib/runtime/chapter.h, and the label each prints.
-MARKER = re.compile(r'^\s*(In|ExIn|MhaIn|ImplIn|ImplSec|BufIn|Exercise|Transcript|Beyond|Setup)\((.*)\);\s*(?://.*)?$')
+# The marker macros of lib/runtime/chapter.h, and the label each prints: a
+# statement of its own, on one line or more (a long code text is written as
+# adjacent string literals, one a line).
+_ARG = r'(?:[^"()]|"(?:[^"\\\n]|\\.)*"|\((?:[^"()]|"(?:[^"\\\n]|\\.)*")*\))*'
+MARKER = re.compile(r'^[ \t]*(In|ExIn|MhaIn|ImplIn|ImplSec|BufIn|Exercise|Transcript|Beyond|Setup)\((' + _ARG +
+                    r')\);[ \t]*(?://[^\n]*)?$', re.M)
 C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+PRINT_NOTE = re.compile(r'^[ \t]*print_note\((' + _ARG + r')\);[ \t]*(?://[^\n]*)?$', re.M)
 C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
 
@@ -38,6 +43,23 @@ class CBlock:
     line: int          # 1-based line of the marker in the .c file
     first: int         # 1-based first line of the block (comments just above the marker belong to it)
     source: str        # the block's lines, as in the file
+
+    @property
+    def note_runs(self):
+        """The notes this block prints over several lines: each run of
+        print_note statements one after the other, each of one string (a
+        sentence the chapter wraps), as [[line, ...], ...]."""
+        runs, last_end = [], None
+        for m in PRINT_NOTE.finditer(self.source):
+            literal = re.fullmatch(r'\s*(?:"(?:[^"\\]|\\.)*"\s*)+', m.group(1))
+            text = "".join(c_unescape(x) for x in C_STRING.findall(m.group(1))) if literal else None
+            gap = self.source[last_end:m.start()] if last_end is not None else None
+            if text is not None and gap is not None and runs and re.fullmatch(r"(?:\s|//[^\n]*)*", gap):
+                runs[-1].append(text)
+            elif text is not None:
+                runs.append([text])
+            last_end = m.end() if text is not None else None
+        return [r for r in runs if len(r) > 1]
 
     @property
     def setup(self):
@@ -77,34 +99,120 @@ def marker_label(kind, args):
     return "litattn"  # Beyond
 
 
+def split_args(args):
+    """A macro call's arguments, split at the commas outside strings and parentheses."""
+    parts, depth, start = [], 0, 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[(),]', args):
+        t = m.group(0)
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+        elif t == "," and depth == 0:
+            parts.append(args[start:m.start()])
+            start = m.end()
+    return parts + [args[start:]]
+
+
+def brace_depths(lines):
+    """The depth of braces at the start of each line, and after the last:
+    braces in comments, string and character literals do not count."""
+    depths, depth, comment = [], 0, False
+    for line in lines:
+        depths.append(depth)
+        i = 0
+        while i < len(line):
+            if comment:
+                j = line.find("*/", i)
+                comment, i = (j < 0), (len(line) if j < 0 else j + 2)
+                continue
+            c = line[i]
+            if line.startswith("//", i):
+                break
+            if line.startswith("/*", i):
+                comment, i = True, i + 2
+                continue
+            if c in "\"'":
+                i += 1
+                while i < len(line) and line[i] != c:
+                    i += 2 if line[i] == "\\" else 1
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            i += 1
+    return depths + [depth]
+
+
 def c_blocks(path):
     """[CBlock] of a chapter source, in source order.
 
     A block runs from its marker to the next marker, or to `return
     chapter_end();`. Comment lines directly above a marker (no blank line
     between) introduce that marker's cell, so they go with it, not with the
-    block before; blank lines at either end are dropped."""
+    block before; blank lines at either end are dropped.
+
+    A block never ends inside braces it opened. Where the next marker sits
+    in a compound statement the block opened, the cut moves: up to the line
+    that opens it, when nothing but comments stands between that line and
+    the marker (the compound is the next cell's: `if (ran) {` before a
+    Beyond); else the marker's cell is nested in the block, which runs on
+    to the compound's closing brace, and the nested cell's block is its
+    lines up to that brace (the same lines then show in both)."""
     with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+        text = f.read()
+    lines = text.split("\n")
+    end = next((i for i, t in enumerate(lines) if "return chapter_end();" in t), len(lines))
     markers = []
-    end = len(lines)
-    for i, text in enumerate(lines):
-        m = MARKER.match(text)
-        if m:
-            strings = C_STRING.findall(m.group(2))
-            markers.append((i, m.group(1), marker_label(m.group(1), m.group(2)), c_unescape(strings[-1]) if strings else ""))
-        elif "return chapter_end();" in text:
-            end = i
-    starts = []
-    for i, *_ in markers:
-        s = i
-        while s > 0 and lines[s - 1].strip().startswith("//") and not MARKER.match(lines[s - 1]):
-            s -= 1
-        starts.append(s)
+    for m in MARKER.finditer(text):
+        i = text.count("\n", 0, m.start())
+        if i >= end:
+            continue
+        args = split_args(m.group(2))
+        code = "".join(c_unescape(x) for x in C_STRING.findall(args[-1])) if len(args) > 1 or m.group(1) == "Beyond" else ""
+        markers.append((i, m.group(1), marker_label(m.group(1), m.group(2)), code))
+    depth = brace_depths(lines)
+
+    def lead(i):
+        """Line i with the comment lines directly above it."""
+        while i > 0 and lines[i - 1].strip().startswith("//"):
+            i -= 1
+        return i
+
+    def closing(i, base):
+        """The line whose braces bring the depth from above `base` back to it, at or after line i."""
+        j = i
+        while j < len(lines) and depth[j + 1] > base:
+            j += 1
+        return j
+
+    spans, k = [], 0  # [start, stop) of each marker's block
+    starts = [lead(i) for i, *_ in markers]
+    while k < len(markers):
+        start, base = starts[k], depth[starts[k]]
+        j = k + 1
+        while j < len(markers) and depth[starts[j]] > base:
+            # The next marker sits in braces this block opened: the outermost one's line.
+            o = max(x for x in range(start, starts[j]) if depth[x] <= base < depth[x + 1])
+            between = [t.strip() for t in lines[o + 1:starts[j]]]
+            if all(not t or t.startswith("//") for t in between) and depth[o] == base:
+                starts[j] = lead(o)  # the compound is the next cell's
+                break
+            # Nested: its block ends at the compound's closing brace (or at a marker before it).
+            close = closing(o, base)
+            inner_end = min([close] + [starts[n] for n in range(j + 1, len(markers))])
+            spans.append((j, starts[j], inner_end))
+            j += 1
+            while j < len(markers) and starts[j] <= close:  # markers nested deeper: their own blocks
+                spans.append((j, starts[j], min([closing(starts[j], depth[starts[j]] - 1)] +
+                                                 [starts[n] for n in range(j + 1, len(markers))])))
+                j += 1
+        stop = starts[j] if j < len(markers) else end
+        spans.append((k, start, stop))
+        k = j
     blocks = []
-    for k, (i, kind, label, code) in enumerate(markers):
-        stop = starts[k + 1] if k + 1 < len(markers) else end
-        first = starts[k]
+    for k, first, stop in sorted(spans):
+        i, kind, label, code = markers[k]
         body = lines[first:stop]
         while body and not body[-1].strip():
             body.pop()
@@ -145,6 +253,22 @@ def output_cells(stdout):
     return cells
 
 
+def note_paragraphs(lines, runs):
+    """The notes a cell printed ("# ..." lines), one string each: the lines
+    of a note the chapter wraps over several print_note calls (`runs`,
+    CBlock.note_runs) joined into one, with one "# " at its start."""
+    notes, i = [], 0
+    while i < len(lines):
+        run = next((r for r in runs if lines[i:i + len(r)] == r), None)
+        if run:
+            notes.append(" ".join([run[0]] + [x[2:] if x.startswith("# ") else x for x in run[1:]]))
+            i += len(run)
+        else:
+            notes.append(lines[i])
+            i += 1
+    return notes
+
+
 # --- the official notebooks ---------------------------------------------------------------------
 
 @dataclass
@@ -159,6 +283,8 @@ class BookCell:
     prose: list = field(default_factory=list)  # the markdown cells since the previous code cell
     compared: str = None  # the text compared with litattn's, when not `output`: a GPU cell as it prints
                           # on a CPU (extract_book_blocks.ON_CPU, RAISED_ON_GPU)
+    recorded_on: str = None  # with `compared`: the device the notebook recorded `output` on ("cuda:0")
+    images: list = field(default_factory=list)  # the PNGs the cell recorded (base64, as in the notebook)
 
     @property
     def expected(self):
@@ -181,14 +307,18 @@ def notebook_cells(nb, name):
     labels = ebb.code_cell_labels(nb["cells"], name)
     compared = ebb.compared_outputs(name, nb["cells"], labels)
     exercise_out = ebb.exercise_outputs(nb["cells"])
+    device = recording_device(nb["cells"])
     cells, prose, exercise = [], [], None
     for i, cell in enumerate(nb["cells"]):
         text = "".join(cell["source"])
         if cell["cell_type"] == "code":
             n = cell.get("execution_count")
             recorded = ebb.cell_output(cell)
+            rewritten = compared[labels[i]] != recorded
             cells.append(BookCell(name, labels[i], n, text, recorded, i, prose,
-                                  compared[labels[i]] if compared[labels[i]] != recorded else None))
+                                  compared[labels[i]] if rewritten else None, device if rewritten else None,
+                                  ["".join(o["data"]["image/png"]) for o in cell.get("outputs", [])
+                                   if "image/png" in o.get("data", {})]))
             prose = []
             continue
         if cell["cell_type"] != "markdown":
@@ -205,6 +335,15 @@ def notebook_cells(nb, name):
             continue
         prose.append(text)
     return cells
+
+
+def recording_device(cells):
+    """The GPU a notebook's outputs were recorded on, as they name it
+    ("cuda:0"; "cuda" where no output gives its index), or "a GPU"."""
+    text = "".join(ebb.cell_output(c) + "".join(o.get("evalue", "") for o in c.get("outputs", []))
+                   for c in cells if c["cell_type"] == "code")
+    m = re.search(r"\bcuda:\d+\b", text) or re.search(r"\bcuda\b", text)
+    return m.group(0) if m else "a GPU"
 
 
 def official_notebooks(book_dir):
@@ -297,6 +436,20 @@ def suite_blocks(path):
     return blocks
 
 
+def transcript_cells(book_dir):
+    """{prefix ("004"): (file name, {cell ("In [10]"): blocks})} of the
+    transcripts beside the notebooks: how many blocks the book suite takes
+    from each cell (extract_book_blocks.transcript_blocks)."""
+    found = {}
+    for name in sorted(os.listdir(book_dir)):
+        if re.match(r"\d+_.*\.txt$", name):
+            counts = {}
+            for _, cell, _ in ebb.transcript_blocks(os.path.join(book_dir, name)):
+                counts[cell or "-"] = counts.get(cell or "-", 0) + 1
+            found[name.split("_")[0]] = (name, counts)
+    return found
+
+
 GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>")
 
 
@@ -316,12 +469,10 @@ NOISE = re.compile(r"(?:^|\.)noise(?:\.(\d+))?$")
 
 
 def code_only(source):
-    """The block's code without its marker line and its comments: the
+    """The block's code without its marker statements and its comments: the
     strings left are the names the C uses, not the notebook's code text."""
     kept = []
-    for line in source.split("\n"):
-        if MARKER.match(line):
-            continue
+    for line in MARKER.sub("", source).split("\n"):
         kept.append(re.sub(r'("(?:[^"\\]|\\.)*")|//.*', lambda m: m.group(1) or "", line))
     return "\n".join(kept)
 
