@@ -511,6 +511,7 @@ static int load_checked(Reader *r, const char *key, PickleStateDict *pk, const E
         if (!check_sizes(r, e, pk->storages[i].numel * element_size(&pk->storages[i]), -1)) return 0;
         (*records)[i] = e;
     }
+    int64_t total = 0;
     for (int i = 0; i < pk->n_tensors; i++) {
         const PickleTensor *t = &pk->tensors[i];
         const PickleStorage *s = &pk->storages[t->storage];
@@ -526,6 +527,11 @@ static int load_checked(Reader *r, const char *key, PickleStateDict *pk, const E
                 return failf(r, "'%s'%s: expected a tensor of at most 2^26 elements, found the shape %s", t->key,
                              saved_as(t), sz);
         }
+        // Each tensor is made whole: a file of views that repeat their
+        // storage's elements (stride 0, one tensor under many keys) must
+        // not ask for more memory than a state_dict of 1 GiB.
+        if ((total += count) > PTH_MAX_ELEMENTS)
+            return failf(r, "'%s': expected tensors of at most 2^28 elements in all, found more by this one", t->key);
         bool empty;
         int64_t last = last_element(t, &empty);
         if (last < 0 || (empty ? last > s->numel : last >= s->numel))

@@ -35,7 +35,7 @@
 //
 // Memory: the pickle's bytes and at most 8 bytes per byte of them while it
 // is read (torch_pickle.h), the archive's central directory, and the
-// tensors. A record may declare no more than the file holds (deflated: at
+// tensors (at most PTH_MAX_ELEMENTS in all). A record may declare no more than the file holds (deflated: at
 // most 1032 times its bytes, deflate's limit). Out of memory stops the
 // program (die_oom, exit 3), never a refusal of the file.
 //
@@ -68,6 +68,9 @@ typedef struct {
 // The largest data.pkl read (its declared size): a state_dict of 10^5
 // tensors pickles to a few MiB.
 #define PTH_MAX_PICKLE (64L << 20)
+// The most elements of all a file's tensors together (1 GiB of float32):
+// each is made whole, even a view that repeats its storage's elements.
+#define PTH_MAX_ELEMENTS ((int64_t)1 << 28)
 
 // Reads path into out (tensors from the pool, keys malloc'd): with key
 // NULL the file's object is the state_dict; else the object is a dict and
