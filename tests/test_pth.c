@@ -22,12 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <libdeflate.h>
 
+#include "alloc.h"
 #include "error.h"
 #include "harness.h"
 #include "pth.h"
@@ -352,21 +354,70 @@ static void memory_bound(void) {
         }
         PickleStateDict sd;
         char err[PTH_ERR_LEN] = "";
+        unsigned long before = mem_count();
         int ok = torch_pickle_read(k[i].pkl, k[i].len, NULL, &sd, err, sizeof err);
+        unsigned long allocations = mem_count() - before;
         size_t peak = sd.peak, bound = TORCH_PICKLE_MAX_BYTES(k[i].len);
         torch_pickle_free(&sd);
-        if (peak == 0 || peak > bound) {
+        if (allocations > 8) {
+            char d[160];
+            snprintf(d, sizeof d, "%lu allocations for one read (its arena, memo and result: at most 8)", allocations);
+            failf(k[i].name, "the reader's allocations", d);
+        } else if (peak == 0 || peak > bound) {
             char d[160];
             snprintf(d, sizeof d, "%zu bytes of pickle held %zu bytes, the bound %zu", k[i].len, peak, bound);
             failf(k[i].name, "the reader's memory", d);
         } else if (!ok && (!err[0] || strchr(err, '\n'))) {
             failf(k[i].name, "refused without one line", err);
         } else {
-            printf("ok   memory of %s: %zu bytes of pickle held %zu bytes (%.2f per byte; bound 8): %s\n", k[i].name,
-                   k[i].len, peak, (double)peak / (double)k[i].len, ok ? "read" : err);
+            printf("ok   memory of %s: %zu bytes of pickle held %zu bytes in %lu allocations (%.2f per byte; bound 8): %s\n",
+                   k[i].name, k[i].len, peak, allocations, (double)peak / (double)k[i].len, ok ? "read" : err);
         }
         free(k[i].pkl);
     }
+}
+
+// The deflated bomb of the .pth cases (8 MiB of TUPLE1 in a file of 9 KiB)
+// read in a child whose address space may grow by only 8 bytes per byte of
+// its pickle and 32 MiB (RLIMIT_AS, as `ulimit -v` sets it): refused in one
+// line, not out of memory. Not under AddressSanitizer, whose shadow memory
+// is address space the limit would count.
+static void address_space(const char *dir) {
+    const char *name = "tuple1_bomb under RLIMIT_AS";
+#if defined(__SANITIZE_ADDRESS__)
+    (void)dir;
+    printf("ok   %s: not run under AddressSanitizer (its shadow memory is address space); the reader's own count is\n",
+           name);
+#else
+    char p[4096];
+    snprintf(p, sizeof p, "%s/tuple1_bomb.pth", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        // What the process maps now, from /proc/self/status's VmSize (kB).
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        long vm_kb = -1;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "VmSize: %ld kB", &vm_kb) == 1) break;
+        if (f) fclose(f);
+        if (vm_kb < 0) _exit(10);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = (rlim_t)vm_kb * 1024 + 9 * (8u << 20) + (32u << 20);  // the pickle, 8 per byte of it, 32 MiB
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(11);
+        PthStateDict sd;
+        char err[PTH_ERR_LEN];
+        int ok = pth_load(p, &sd, err, sizeof err);
+        _exit(ok ? 12 : strstr(err, "found a tuple") ? 0 : 13);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char d[64];
+        snprintf(d, sizeof d, "exit %d (3: out of memory)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        failf(name, "not refused within the limit", d);
+    } else {
+        printf("ok   %s: refused within an address space of its pickle, 8 bytes per byte of it and 32 MiB\n", name);
+    }
+#endif
 }
 
 // --- the OS's errors --------------------------------------------------------------------------
@@ -526,6 +577,7 @@ int main(int argc, char **argv) {
     large();
     tensor_release_all();
     memory_bound();
+    address_space(argv[1]);
     os_errors(argv[1]);
     out_of_memory(argv[0], argv[1]);
     if (n < 50) failf("cases.tsv", "fewer than 50 cases", p);

@@ -94,6 +94,7 @@ static uint64_t get64(const unsigned char *b) { return get32(b) | (uint64_t)get3
 
 // n bytes at offset `at`: 1, or 0 if the file ends first.
 static int read_at(Reader *r, void *buf, size_t n, unsigned long long at) {
+    errno = 0;
     for (size_t done = 0; done < n;) {
         ssize_t got = pread(r->fd, (char *)buf + done, n - done, (off_t)(at + done));
         if (got < 0 && errno == EINTR) continue;
@@ -135,9 +136,11 @@ static int find_directory(Reader *r, unsigned long long *n, unsigned long long *
         free(b);
         return failf(r, "expected %zu readable bytes at its end, found: %s", tail, strerror(errno ? errno : EIO));
     }
+    // The last signature whose comment fits before the file's end (as
+    // Python's zipfile finds it: bytes after the comment are allowed).
     long e = -1;
     for (long i = (long)tail - 22; i >= 0 && e < 0; i--)
-        if (b[i] == 'P' && b[i + 1] == 'K' && b[i + 2] == 5 && b[i + 3] == 6 && (size_t)i + 22 + get16(b + i + 20) == tail) e = i;
+        if (b[i] == 'P' && b[i + 1] == 'K' && b[i + 2] == 5 && b[i + 3] == 6 && (size_t)i + 22 + get16(b + i + 20) <= tail) e = i;
     if (e < 0) {
         free(b);
         return not_a_zip(r);

@@ -880,8 +880,8 @@ static H select_dict(P *p, H top, const char *key, char **holder) {
         H hdr = p->arena[PAY(top)];
         if (holders && (hdr & F_NOT_TENSOR))
             return fail(p, "expected a state_dict (a dict of tensors), found a dict whose entr%s %s hold%s one "
-                           "(a training checkpoint): select it by its key", holders > 1 ? "ies" : "y", list,
-                        holders > 1 ? "" : "s"), 0;
+                           "(a training checkpoint): select %s by its key", holders > 1 ? "ies" : "y", list,
+                        holders > 1 ? "" : "s", holders > 1 ? "one" : "it"), 0;
         return top;
     }
     if (!found) {

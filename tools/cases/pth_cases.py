@@ -273,6 +273,19 @@ shutil.copyfile(path("checkpoint"), path("checkpoint_nosuchkey"))
 cases.append("badkey\tcheckpoint_nosuchkey\tmodel\texpected an entry 'model', found none; "
              "the entries holding a state_dict: 'model_state_dict'")
 
+cases.append("badkey\tlinear\tmodel_state_dict\texpected a dict with an entry 'model_state_dict', "
+             "found a state_dict itself (a dict of tensors): read it without a key")
+# Two entries that hold a state_dict: both named, either selected.
+ema = torch.nn.Linear(3, 2)
+two = {"model": ck_model.state_dict(), "ema": ema.state_dict(), "step": 10}
+good("two_state_dicts", ema.state_dict(), obj=two, key="ema")
+shutil.copyfile(path("two_state_dicts"), path("two_state_dicts_nokey"))
+bad("two_state_dicts_nokey", "found a dict whose entries 'model', 'ema' hold one (a training checkpoint): select one by "
+                             "its key: ")
+# A refusal of a Parameter says it is one (float64: not read).
+torch.save(dict(torch.nn.Linear(2, 1).double().named_parameters()), path("parameters_float64"))
+bad("parameters_float64", "'weight' (a Parameter saved with requires_grad): expected a float32 tensor")
+
 
 class CausalAttention(torch.nn.Module):  # saved whole: torch.save(model)
     def __init__(self):
@@ -401,6 +414,13 @@ with_pickle("stack_global_memo", b"\x80\x04\x8c\x02os\x94\x8c\x06system\x94h\x00
             "torch._utils._rebuild_parameter, torch.<type>Storage), found os.system: refused")
 # --- a deflated bomb: a pickle of 8 MiB in a file of a few KiB (memory: tests/test_pth.c)
 with_pickle("tuple1_bomb", b"\x80\x02N" + b"\x85" * (8 << 20) + b".", "found a tuple", zipfile.ZIP_DEFLATED)
+# The bomb's pickle declared 2 GiB: more than deflate can expand its bytes to.
+b = bytearray(open(path("tuple1_bomb"), "rb").read())
+i = b.find(b"PK\x01\x02")
+assert b[i + 46:i + 46 + 15] == b"linear/data.pkl"
+b[i + 24:i + 28] = struct.pack("<I", 0x7FFFFFF0)
+open(path("deflate_ratio"), "wb").write(b)
+bad("deflate_ratio", "expected a deflated record of at most 1032 times its")
 with_pickle("setitem_bomb", b"\x80\x02}" + b"NNs" * ((8 << 20) // 3) + b".",
             "expected a state_dict's keys to be str, found None, a bool or ()", zipfile.ZIP_DEFLATED)
 
