@@ -282,6 +282,11 @@ good("two_state_dicts", ema.state_dict(), obj=two, key="ema")
 shutil.copyfile(path("two_state_dicts"), path("two_state_dicts_nokey"))
 bad("two_state_dicts_nokey", "found a dict whose entries 'model', 'ema' hold one (a training checkpoint): select one by "
                              "its key: ")
+# A view that repeats one element 2^26 times (stride 0) under five keys: each
+# would be made whole, 1.25 GiB from a storage of 4 bytes.
+expanded = torch.ones(1).expand(1 << 26)
+torch.save(collections.OrderedDict(("e%d" % i, expanded) for i in range(5)), path("expanded"))
+bad("expanded", "'e4': expected tensors of at most 2^28 elements in all, found more by this one")
 # A refusal of a Parameter says it is one (float64: not read).
 torch.save(dict(torch.nn.Linear(2, 1).double().named_parameters()), path("parameters_float64"))
 bad("parameters_float64", "'weight' (a Parameter saved with requires_grad): expected a float32 tensor")
