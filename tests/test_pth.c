@@ -487,7 +487,9 @@ static void os_errors(const char *dir) {
 // each run must exit 3 with one line "out of memory: ...": the reader's
 // pickle, its result and the writer's pickle never exit 1 (bad input).
 static void out_of_memory(const char *self, const char *dir) {
-    const char *files[][2] = {{"linear", NULL}, {"protocol4", NULL}, {"checkpoint", "model_state_dict"}, {"parameters", NULL}};
+    // (layouts: storages read through a buffer, views copied out of it)
+    const char *files[][2] = {{"linear", NULL}, {"protocol4", NULL}, {"checkpoint", "model_state_dict"}, {"parameters", NULL},
+                              {"layouts", NULL}};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         char in[4096], out[] = "/tmp/litattn-test-pth-oom.XXXXXX", label[128];
         snprintf(in, sizeof in, "%s/%s.pth", dir, files[f][0]);
