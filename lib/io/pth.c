@@ -1,4 +1,5 @@
-// pth.c: torch.save's zip archive of a state_dict, over minizip (pth.h).
+// pth.c: torch.save's zip archive of a state_dict (pth.h): read by a small
+// reader of the zip's central directory over pread, written over minizip.
 #include "pth.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
-#include <unzip.h>
 #include <zip.h>
 
 #include "alloc.h"
@@ -23,20 +23,26 @@
 
 #define MAX_ENTRIES (1 << 20)
 #define NAME_LEN 1100
+// The zip's limits on a 32-bit field and a 16-bit one: the value is then in
+// the zip64 extra field (or the zip64 end record).
+#define MAX32 0xffffffffu
+#define MAX16 0xffffu
+// deflate expands a byte to at most 1032 (a match of 258 in two bits).
+#define DEFLATE_MAX_RATIO 1032
 
 // One record of the archive, as its central directory lists it.
 typedef struct {
     char *name;
-    unz64_file_pos pos;
-    unz_file_info64 info;
+    int method;                   // 0 stored, 8 deflated
+    uint32_t crc;
+    unsigned long long csize, usize, header;  // compressed, uncompressed; where its local header is
 } Entry;
 
 typedef struct {
     const char *path;
     char *err;
     size_t len;
-    unzFile zf;
-    int fd;                 // the same file, for pread of stored storages (-1: not open)
+    int fd;
     long long file_size;
     Entry *entries;
     int n_entries;
@@ -81,16 +87,29 @@ static const Entry *find(const Reader *r, const char *rel) {
     return bsearch(&key, r->entries, (size_t)r->n_entries, sizeof *r->entries, cmp_entry);
 }
 
-// What a file that minizip cannot open as a zip is.
+// --- the zip's structure ------------------------------------------------------------------
+static uint16_t get16(const unsigned char *b) { return (uint16_t)(b[0] | b[1] << 8); }
+static uint32_t get32(const unsigned char *b) { return get16(b) | (uint32_t)get16(b + 2) << 16; }
+static uint64_t get64(const unsigned char *b) { return get32(b) | (uint64_t)get32(b + 4) << 32; }
+
+// n bytes at offset `at`: 1, or 0 if the file ends first.
+static int read_at(Reader *r, void *buf, size_t n, unsigned long long at) {
+    errno = 0;
+    for (size_t done = 0; done < n;) {
+        ssize_t got = pread(r->fd, (char *)buf + done, n - done, (off_t)(at + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return 0;
+        done += (size_t)got;
+    }
+    return 1;
+}
+
+// What a file with no zip end record is.
 static int not_a_zip(Reader *r) {
     unsigned char b[4] = {0};
-    size_t got = 0;
-    FILE *f = fopen(r->path, "rb");
-    if (f) {
-        got = fread(b, 1, sizeof b, f);
-        fclose(f);
-    }
+    size_t got = r->file_size < 4 ? (size_t)r->file_size : 4;
     if (r->file_size == 0) return failf(r, "expected a zip archive (torch.save's format), found an empty file");
+    if (!read_at(r, b, got, 0)) return failf(r, "expected a readable file, found: %s", strerror(errno ? errno : EIO));
     if (got >= 2 && b[0] == 0x80 && b[1] <= 5)
         return failf(r, "expected a zip archive (torch.save's format since torch 1.6), found a bare pickle "
                         "(torch.save's legacy format, _use_new_zipfile_serialization=False)");
@@ -102,34 +121,118 @@ static int not_a_zip(Reader *r) {
         size_t k = strlen(hex);
         snprintf(hex + k, sizeof hex - k, "%s%02x", i ? " " : "", b[i]);
     }
-    return failf(r, "expected a zip archive (torch.save's format; it starts with 50 4b), found the bytes %s", hex);
+    return failf(r, "expected a zip archive (torch.save's format; it starts with 50 4b), found the %zu bytes %s", got, hex);
+}
+
+// The end record (and the zip64 one where its fields say 0xffff...): the
+// number of records and where the central directory lies.
+static int find_directory(Reader *r, unsigned long long *n, unsigned long long *cd_off, unsigned long long *cd_size) {
+    // The end record is 22 bytes and a comment of up to 65535, at the end.
+    size_t tail = r->file_size < 22 + 65535 ? (size_t)r->file_size : 22 + 65535;
+    if (tail < 22) return not_a_zip(r);
+    unsigned char *b = xmalloc(tail, "the zip's end record");
+    unsigned long long base = (unsigned long long)r->file_size - tail;
+    if (!read_at(r, b, tail, base)) {
+        free(b);
+        return failf(r, "expected %zu readable bytes at its end, found: %s", tail, strerror(errno ? errno : EIO));
+    }
+    // The last signature whose comment fits before the file's end (as
+    // Python's zipfile finds it: bytes after the comment are allowed).
+    long e = -1;
+    for (long i = (long)tail - 22; i >= 0 && e < 0; i--)
+        if (b[i] == 'P' && b[i + 1] == 'K' && b[i + 2] == 5 && b[i + 3] == 6 && (size_t)i + 22 + get16(b + i + 20) <= tail) e = i;
+    if (e < 0) {
+        free(b);
+        return not_a_zip(r);
+    }
+    unsigned char end[22];
+    memcpy(end, b + e, sizeof end);
+    free(b);
+    unsigned long long at = base + (unsigned long long)e;
+    *n = get16(end + 10);
+    *cd_size = get32(end + 12);
+    *cd_off = get32(end + 16);
+    if (get16(end + 4) || get16(end + 6) || get16(end + 8) != get16(end + 10))
+        return failf(r, "expected a zip archive on one disk, found one that spans several");
+    if (*n == MAX16 || *cd_size == MAX32 || *cd_off == MAX32) {
+        // zip64: a locator of 20 bytes just before the end record, naming the zip64 end record.
+        unsigned char loc[20], end64[56];
+        if (at < 20 || !read_at(r, loc, sizeof loc, at - 20) || get32(loc) != 0x07064b50)
+            return failf(r, "expected the zip64 end record's locator before the end record, found none");
+        unsigned long long at64 = get64(loc + 8);
+        if (at64 + sizeof end64 > at - 20 || !read_at(r, end64, sizeof end64, at64) || get32(end64) != 0x06064b50)
+            return failf(r, "expected a zip64 end record at byte %llu, found none", at64);
+        *n = get64(end64 + 32);
+        *cd_size = get64(end64 + 40);
+        *cd_off = get64(end64 + 48);
+        at = at64;
+    }
+    if (*n == 0) return failf(r, "expected the records of a torch.save archive, found an empty zip");
+    if (*n > MAX_ENTRIES) return failf(r, "expected at most %d records, found a zip declaring %llu", MAX_ENTRIES, *n);
+    if (*cd_off > at || *cd_size > at - *cd_off || *cd_size / 46 < *n)
+        return failf(r, "expected a central directory of %llu records before byte %llu, found one declaring %llu bytes at "
+                        "byte %llu", *n, at, *cd_size, *cd_off);
+    return 1;
+}
+
+// One central directory entry at b (left bytes): its record, and its length in *used.
+static int parse_entry(Reader *r, const unsigned char *b, unsigned long long left, Entry *e, size_t *used) {
+    int i = r->n_entries;
+    if (left < 46 || get32(b) != 0x02014b50) return failf(r, "expected central directory entry %d, found other bytes", i);
+    size_t nlen = get16(b + 28), xlen = get16(b + 30), clen = get16(b + 32);
+    if (46 + nlen + xlen + clen > left) return failf(r, "expected central directory entry %d whole, found it cut", i);
+    if (nlen >= NAME_LEN || memchr(b + 46, '\0', nlen))
+        return failf(r, "expected record names of at most %d bytes and no NUL, found one of %zu", NAME_LEN - 1, nlen);
+    if (get16(b + 8) & 1) return failf(r, "expected records that are not encrypted, found '%.*s' encrypted", (int)nlen, b + 46);
+    e->method = get16(b + 10);
+    e->crc = get32(b + 16);
+    e->csize = get32(b + 20);
+    e->usize = get32(b + 24);
+    e->header = get32(b + 42);
+    // zip64: each field that says 0xffffffff is in the extra field of id 1, in this order.
+    unsigned long long *wide[3] = {&e->usize, &e->csize, &e->header};
+    const unsigned char *x = b + 46 + nlen, *xend = x + xlen;
+    bool need64 = e->usize == MAX32 || e->csize == MAX32 || e->header == MAX32;
+    while (xend - x >= 4) {
+        size_t id = get16(x), sz = get16(x + 2);
+        if (sz > (size_t)(xend - x - 4)) break;
+        if (id == 1) {
+            const unsigned char *f = x + 4;
+            for (int k = 0; k < 3; k++)
+                if (*wide[k] == MAX32) {
+                    if (f + 8 > x + 4 + sz) return failf(r, "'%.*s': expected its zip64 sizes and offset, found a short zip64 field", (int)nlen, b + 46);
+                    *wide[k] = get64(f);
+                    f += 8;
+                }
+            need64 = false;
+        }
+        x += 4 + sz;
+    }
+    if (need64) return failf(r, "'%.*s': expected a zip64 extra field for its 0xffffffff sizes, found none", (int)nlen, b + 46);
+    e->name = xstrndup((const char *)b + 46, nlen, "the archive's record names");
+    *used = 46 + nlen + xlen + clen;
+    return 1;
 }
 
 // Lists the central directory, sorted by name, and finds the archive's folder.
 static int list_entries(Reader *r) {
-    unz_global_info64 gi;
-    if (unzGetGlobalInfo64(r->zf, &gi) != UNZ_OK) return failf(r, "expected a zip's end record, found an unreadable one");
-    if (gi.number_entry == 0) return failf(r, "expected the records of a torch.save archive, found an empty zip");
-    if (gi.number_entry > MAX_ENTRIES)
-        return failf(r, "expected at most %d records, found a zip declaring %llu", MAX_ENTRIES, (unsigned long long)gi.number_entry);
-    r->entries = xcalloc((size_t)gi.number_entry, sizeof *r->entries, "the archive's records");
-    int rc = unzGoToFirstFile(r->zf);
-    while (rc == UNZ_OK && r->n_entries < (int)gi.number_entry) {
-        Entry *e = &r->entries[r->n_entries];
-        char name[NAME_LEN];
-        if (unzGetCurrentFileInfo64(r->zf, &e->info, name, sizeof name, NULL, 0, NULL, 0) != UNZ_OK)
-            return failf(r, "expected readable zip records, found an unreadable directory entry %d", r->n_entries);
-        if (e->info.size_filename >= sizeof name)
-            return failf(r, "expected record names of at most %d bytes, found one of %lu", NAME_LEN - 1, e->info.size_filename);
-        if (unzGetFilePos64(r->zf, &e->pos) != UNZ_OK)
-            return failf(r, "expected readable zip records, found an unreadable directory entry %d", r->n_entries);
-        e->name = xstrdup(name, "the archive's record names");
-        r->n_entries++;
-        rc = unzGoToNextFile(r->zf);
+    unsigned long long n = 0, cd_off = 0, cd_size = 0;
+    if (!find_directory(r, &n, &cd_off, &cd_size)) return 0;
+    unsigned char *cd = xmalloc(cd_size ? cd_size : 1, "the zip's central directory");
+    if (!read_at(r, cd, cd_size, cd_off)) {
+        free(cd);
+        return failf(r, "expected a central directory of %llu bytes at byte %llu, found the file ends first", cd_size, cd_off);
     }
-    if (rc != UNZ_OK && rc != UNZ_END_OF_LIST_OF_FILE)
-        return failf(r, "expected a zip central directory of %llu records, found it unreadable after %d",
-                     (unsigned long long)gi.number_entry, r->n_entries);
+    r->entries = xcalloc(n, sizeof *r->entries, "the archive's records");
+    unsigned long long at = 0;
+    int ok = 1;
+    while (ok && (unsigned long long)r->n_entries < n) {
+        size_t used = 0;
+        ok = parse_entry(r, cd + at, cd_size - at, &r->entries[r->n_entries], &used);
+        if (ok) r->n_entries++, at += used;
+    }
+    free(cd);
+    if (!ok) return 0;
     // torch names the archive's folder after its first record.
     const char *slash = strchr(r->entries[0].name, '/');
     if (!slash) return failf(r, "expected records in one folder (NAME/data.pkl), found '%s' first", r->entries[0].name);
@@ -141,79 +244,86 @@ static int list_entries(Reader *r) {
     return 1;
 }
 
-// Checks a record's declared sizes: no larger than the file, `want` bytes
-// uncompressed when want >= 0, at most `max` when max >= 0.
+// Checks a record's declared sizes: no larger than the file (or than deflate
+// can expand it to), `want` bytes uncompressed when want >= 0, at most `max`
+// when max >= 0.
 static int check_sizes(Reader *r, const Entry *e, long long want, long long max) {
-    const unz_file_info64 *in = &e->info;
-    if (in->compression_method != 0 && in->compression_method != Z_DEFLATED)
-        return failf(r, "%s: expected a stored or deflated record, found compression method %lu", e->name, in->compression_method);
-    if (in->compressed_size > (unsigned long long)r->file_size)
+    if (e->method != 0 && e->method != 8)
+        return failf(r, "%s: expected a stored or deflated record, found compression method %d", e->name, e->method);
+    if (e->csize > (unsigned long long)r->file_size)
         return failf(r, "%s: expected a record of at most the file's %lld bytes, found one declaring %llu", e->name,
-                     r->file_size, (unsigned long long)in->compressed_size);
-    if (in->compression_method == 0 && in->uncompressed_size != in->compressed_size)
+                     r->file_size, e->csize);
+    if (e->method == 0 && e->usize != e->csize)
         return failf(r, "%s: expected a stored record of as many bytes as it occupies (%llu), found one declaring %llu",
-                     e->name, (unsigned long long)in->compressed_size, (unsigned long long)in->uncompressed_size);
-    if (want >= 0 && in->uncompressed_size != (unsigned long long)want)
-        return failf(r, "%s: expected %lld bytes, found a record of %llu", e->name, want, (unsigned long long)in->uncompressed_size);
-    if (max >= 0 && in->uncompressed_size > (unsigned long long)max)
-        return failf(r, "%s: expected a record of at most %lld bytes, found one declaring %llu", e->name, max,
-                     (unsigned long long)in->uncompressed_size);
+                     e->name, e->csize, e->usize);
+    if (e->method == 8 && e->usize / DEFLATE_MAX_RATIO > e->csize)
+        return failf(r, "%s: expected a deflated record of at most %d times its %llu bytes (deflate's limit), found one "
+                        "declaring %llu", e->name, DEFLATE_MAX_RATIO, e->csize, e->usize);
+    if (want >= 0 && e->usize != (unsigned long long)want)
+        return failf(r, "%s: expected %lld bytes, found a record of %llu", e->name, want, e->usize);
+    if (max >= 0 && e->usize > (unsigned long long)max)
+        return failf(r, "%s: expected a record of at most %lld bytes, found one declaring %llu", e->name, max, e->usize);
     return 1;
 }
 
-// A stored record of at least this many bytes is read with pread straight
-// into its tensor, where minizip's local header says its data starts, and its
-// CRC-32 computed a chunk at a time while the chunk is in cache: minizip
-// would copy it through a 16 KiB buffer first. The CRC-32 is libdeflate's:
-// the zip's CRC-32, zlib's crc32 value for value, computed with carry-less
-// multiplication where the CPU has it (PCLMULQDQ, PMULL), several times
-// faster than zlib's table-driven crc32 (tests/BENCHMARKS.md).
-#define DIRECT_MIN (1 << 20)
-#define DIRECT_CHUNK (1 << 20)
-
-static int read_direct(Reader *r, const Entry *e, unsigned char *buf, unsigned long long size) {
-    ZPOS64_T pos = unzGetCurrentFileZStreamPos64(r->zf);
-    unzCloseCurrentFile(r->zf);  // nothing read through minizip
-    if (pos == 0 || pos > (unsigned long long)r->file_size || size > (unsigned long long)r->file_size - pos)
-        return failf(r, "%s: expected %llu bytes of data from byte %llu, found the file ends at byte %lld (truncated)",
-                     e->name, size, (unsigned long long)pos, r->file_size);
-    uint32_t crc = 0;  // libdeflate_crc32's initial value, as zlib's crc32(0, NULL, 0)
-    for (unsigned long long done = 0; done < size;) {
-        size_t chunk = size - done > DIRECT_CHUNK ? DIRECT_CHUNK : (size_t)(size - done);
-        ssize_t got = pread(r->fd, buf + done, chunk, (off_t)(pos + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0)
-            return failf(r, "%s: expected %llu bytes, found %llu (%s)", e->name, size, done,
-                         got == 0 ? "the file ends there: truncated" : strerror(errno));
-        crc = libdeflate_crc32(crc, buf + done, (size_t)got);
-        done += (unsigned long long)got;
-    }
-    if (crc != e->info.crc)
-        return failf(r, "%s: expected data of the CRC-32 the archive records (%08lx), found other data (%08lx)", e->name,
-                     e->info.crc, (unsigned long)crc);
-    return 1;
-}
-
-// Reads a whole record into buf (its uncompressed size), its CRC-32 checked.
-static int read_record(Reader *r, const Entry *e, void *buf) {
-    unsigned long long size = e->info.uncompressed_size, done = 0;
-    if (unzGoToFilePos64(r->zf, &e->pos) != UNZ_OK || unzOpenCurrentFile(r->zf) != UNZ_OK)
+// Where a record's data starts: after its local header, which must name it
+// as the directory does.
+static int data_start(Reader *r, const Entry *e, unsigned long long *at) {
+    unsigned char h[30];
+    char name[NAME_LEN];
+    size_t nlen = strlen(e->name);
+    if (e->header > (unsigned long long)r->file_size || !read_at(r, h, sizeof h, e->header) || get32(h) != 0x04034b50 ||
+        get16(h + 26) != nlen || !read_at(r, name, nlen, e->header + 30) || memcmp(name, e->name, nlen) != 0 ||
+        get16(h + 8) != e->method)
         return failf(r, "%s: expected a readable local header, found one that does not match the directory", e->name);
-    if (e->info.compression_method == 0 && size >= DIRECT_MIN && r->fd >= 0) return read_direct(r, e, buf, size);
-    while (done < size) {
-        unsigned chunk = size - done > (1u << 30) ? (1u << 30) : (unsigned)(size - done);
-        int got = unzReadCurrentFile(r->zf, (char *)buf + done, chunk);
-        if (got <= 0) {
-            unzCloseCurrentFile(r->zf);
-            return failf(r, "%s: expected %llu bytes, found %llu (%s)", e->name, size, done,
-                         got == 0 ? "the file ends there: truncated" : "unreadable data");
+    *at = e->header + 30 + nlen + get16(h + 28);
+    if (*at > (unsigned long long)r->file_size || e->csize > (unsigned long long)r->file_size - *at)
+        return failf(r, "%s: expected %llu bytes of data from byte %llu, found the file ends at byte %lld (truncated)",
+                     e->name, e->csize, *at, r->file_size);
+    return 1;
+}
+
+// Reads a whole record into buf (its uncompressed size), its CRC-32 checked:
+// a stored one with pread straight into buf, its CRC-32 computed a chunk at
+// a time while the chunk is in cache; a deflated one (torch never writes
+// them, torch.load reads them) through a buffer of its compressed bytes. The
+// CRC-32 is libdeflate's: the zip's, computed with carry-less multiplication
+// where the CPU has it (PCLMULQDQ, PMULL), several times faster than a
+// table-driven one (tests/BENCHMARKS.md).
+#define CHUNK (1 << 20)
+
+static int read_record(Reader *r, const Entry *e, void *buf) {
+    unsigned long long at;
+    if (!data_start(r, e, &at)) return 0;
+    uint32_t crc = 0;  // libdeflate_crc32's initial value, as zlib's crc32(0, NULL, 0)
+    if (e->method == 0) {
+        for (unsigned long long done = 0; done < e->usize;) {
+            size_t chunk = e->usize - done > CHUNK ? CHUNK : (size_t)(e->usize - done);
+            if (!read_at(r, (char *)buf + done, chunk, at + done))
+                return failf(r, "%s: expected %llu bytes, found fewer (%s)", e->name, e->usize,
+                             errno ? strerror(errno) : "the file ends there: truncated");
+            crc = libdeflate_crc32(crc, (char *)buf + done, chunk);
+            done += chunk;
         }
-        done += (unsigned)got;
+    } else {
+        unsigned char *in = xmalloc(e->csize ? e->csize : 1, "a deflated record's bytes");
+        if (!read_at(r, in, e->csize, at)) {
+            free(in);
+            return failf(r, "%s: expected %llu bytes of deflated data, found fewer (truncated)", e->name, e->csize);
+        }
+        struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+        if (!d) die_oom(0, "a deflate decompressor");
+        enum libdeflate_result rc = libdeflate_deflate_decompress(d, in, e->csize, buf, e->usize, NULL);
+        libdeflate_free_decompressor(d);
+        free(in);
+        if (rc != LIBDEFLATE_SUCCESS)
+            return failf(r, "%s: expected deflated data of %llu bytes, found %s", e->name, e->usize,
+                         rc == LIBDEFLATE_BAD_DATA ? "data that does not inflate" : "data of another length");
+        crc = libdeflate_crc32(crc, buf, e->usize);
     }
-    int rc = unzCloseCurrentFile(r->zf);
-    if (rc == UNZ_CRCERROR)
-        return failf(r, "%s: expected data of the CRC-32 the archive records (%08lx), found other data", e->name, e->info.crc);
-    if (rc != UNZ_OK) return failf(r, "%s: expected a readable record, found minizip error %d", e->name, rc);
+    if (crc != e->crc)
+        return failf(r, "%s: expected data of the CRC-32 the archive records (%08lx), found other data (%08lx)", e->name,
+                     (unsigned long)e->crc, (unsigned long)crc);
     return 1;
 }
 
@@ -302,14 +412,25 @@ static void gather(float *dst, const float *src, const PickleTensor *t) {
 }
 
 static void reader_close(Reader *r) {
-    if (r->zf) unzClose(r->zf);
     if (r->fd >= 0) close(r->fd);
     r->fd = -1;
     for (int i = 0; i < r->n_entries; i++) free(r->entries[i].name);
     free(r->entries);
-    r->zf = NULL;
     r->entries = NULL;
     r->n_entries = 0;
+}
+
+// How a refusal names a tensor saved with requires_grad (a Parameter, as
+// dict(model.named_parameters()) saves it, or a tensor that required grad).
+static const char *saved_as(const PickleTensor *t) {
+    return t->parameter ? " (a Parameter saved with requires_grad)" : t->requires_grad ? " (saved with requires_grad)" : "";
+}
+
+// An errno as a line's last words: "permission denied", "is a directory".
+static const char *os_error(int e, char *buf, size_t n) {
+    snprintf(buf, n, "%s", strerror(e));
+    if (buf[0] >= 'A' && buf[0] <= 'Z') buf[0] = (char)(buf[0] - 'A' + 'a');
+    return buf;
 }
 
 void pth_state_dict_free(PthStateDict *sd) {
@@ -322,17 +443,26 @@ void pth_state_dict_free(PthStateDict *sd) {
     *sd = (PthStateDict){0};
 }
 
-// Everything but the storages' bytes: the archive, its records, the pickle,
-// and every tensor against its storage.
-static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) {
+
+// Everything but the storages' bytes: the file, the archive, its records,
+// the pickle, and every tensor against its storage.
+static int load_checked(Reader *r, const char *key, PickleStateDict *pk, const Entry ***records) {
+    char os[128];
+    // Opened once, before anything is asked of it: what the OS says (permission
+    // denied, is a directory) is what the line says. O_NONBLOCK: a FIFO opens
+    // at once and is refused as not a regular file.
+    r->fd = open(r->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (r->fd < 0) return failf(r, "expected a readable file, found: %s", os_error(errno, os, sizeof os));
     struct stat st;
-    if (stat(r->path, &st) != 0) return failf(r, "expected a readable file, found: %s", strerror(errno));
+    if (fstat(r->fd, &st) != 0) return failf(r, "expected a readable file, found: %s", os_error(errno, os, sizeof os));
+    if (S_ISDIR(st.st_mode)) return failf(r, "expected a regular file (a torch.save archive), found: %s", os_error(EISDIR, os, sizeof os));
     if (!S_ISREG(st.st_mode)) return failf(r, "expected a regular file (a torch.save archive), found another kind of file");
     r->file_size = (long long)st.st_size;
-    r->zf = unzOpen64(r->path);
-    if (!r->zf) return not_a_zip(r);
-    r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) return failf(r, "expected a readable file, found: %s", strerror(errno));
+    // A directory's read fails only when read: one byte read says so now.
+    unsigned char one;
+    errno = 0;
+    if (r->file_size > 0 && pread(r->fd, &one, 1, 0) < 0)
+        return failf(r, "expected a readable file, found: %s", os_error(errno, os, sizeof os));
     if (!list_entries(r)) return 0;
 
     const Entry *version = find(r, "version");
@@ -354,15 +484,18 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
     const Entry *pkl = find(r, "data.pkl");
     if (!pkl) return failf(r, "expected a record %sdata.pkl (the state_dict's pickle), found none", r->prefix);
     if (!check_sizes(r, pkl, -1, PTH_MAX_PICKLE)) return 0;
-    size_t n = (size_t)pkl->info.uncompressed_size;
+    size_t n = (size_t)pkl->usize;
     unsigned char *buf = xmalloc(n ? n : 1, "the state_dict's pickle");
     if (!read_record(r, pkl, buf)) {
         free(buf);
         return 0;
     }
     char perr[PTH_ERR_LEN / 2];
-    int ok = torch_pickle_read(buf, n, pk, perr, sizeof perr);
+    int ok = torch_pickle_read(buf, n, key, pk, perr, sizeof perr);
     free(buf);
+    if (!ok && pk->holder)
+        return failf(r, "%s %s: %s:%s (for example --weights NAME=%s:%s)", pkl->name, perr, r->path, pk->holder, r->path,
+                     pk->holder);
     if (!ok) return failf(r, "%s %s", pkl->name, perr);
 
     *records = xcalloc((size_t)pk->n_storages + 1, sizeof **records, "the storages' records");
@@ -370,8 +503,8 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
         const PickleTensor *t = &pk->tensors[i];
         const PickleStorage *s = &pk->storages[t->storage];
         if (strcmp(s->type, "FloatStorage") != 0 && strcmp(s->type, "BoolStorage") != 0)
-            return failf(r, "'%s': expected a float32 tensor (torch.FloatStorage) or a bool one (torch.BoolStorage), "
-                            "found torch.%s (%s)", t->key, s->type, dtype_of(s->type));
+            return failf(r, "'%s'%s: expected a float32 tensor (torch.FloatStorage) or a bool one (torch.BoolStorage), "
+                            "found torch.%s (%s)", t->key, saved_as(t), s->type, dtype_of(s->type));
     }
     for (int i = 0; i < pk->n_storages; i++) {
         char rel[64];
@@ -381,6 +514,7 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
         if (!check_sizes(r, e, pk->storages[i].numel * element_size(&pk->storages[i]), -1)) return 0;
         (*records)[i] = e;
     }
+    int64_t total = 0;
     for (int i = 0; i < pk->n_tensors; i++) {
         const PickleTensor *t = &pk->tensors[i];
         const PickleStorage *s = &pk->storages[t->storage];
@@ -388,28 +522,35 @@ static int load_checked(Reader *r, PickleStateDict *pk, const Entry ***records) 
         format_dims(sz, sizeof sz, t->ndim, t->size);
         format_dims(st_, sizeof st_, t->ndim, t->stride);
         if (t->ndim > TENSOR_MAX_DIMS)
-            return failf(r, "'%s': expected a tensor of at most %d axes, found the shape %s", t->key, TENSOR_MAX_DIMS, sz);
+            return failf(r, "'%s'%s: expected a tensor of at most %d axes, found the shape %s", t->key, saved_as(t),
+                         TENSOR_MAX_DIMS, sz);
         int64_t count = 1;
         for (int d = 0; d < t->ndim; d++) {
             if (t->size[d] > INT_MAX || __builtin_mul_overflow(count, t->size[d], &count) || count > TENSOR_MAX_NUMEL)
-                return failf(r, "'%s': expected a tensor of at most 2^26 elements, found the shape %s", t->key, sz);
+                return failf(r, "'%s'%s: expected a tensor of at most 2^26 elements, found the shape %s", t->key,
+                             saved_as(t), sz);
         }
+        // Each tensor is made whole: a file of views that repeat their
+        // storage's elements (stride 0, one tensor under many keys) must
+        // not ask for more memory than a state_dict of 1 GiB.
+        if ((total += count) > PTH_MAX_ELEMENTS)
+            return failf(r, "'%s': expected tensors of at most 2^28 elements in all, found more by this one", t->key);
         bool empty;
         int64_t last = last_element(t, &empty);
         if (last < 0 || (empty ? last > s->numel : last >= s->numel))
-            return failf(r, "'%s': expected shape %s, stride %s at offset %lld inside storage %s of %lld elements, "
-                            "found it reaches element %s%lld", t->key, sz, st_, (long long)t->offset, s->key,
+            return failf(r, "'%s'%s: expected shape %s, stride %s at offset %lld inside storage %s of %lld elements, "
+                            "found it reaches element %s%lld", t->key, saved_as(t), sz, st_, (long long)t->offset, s->key,
                          (long long)s->numel, last < 0 ? "past " : "", last < 0 ? (long long)INT64_MAX : (long long)last);
     }
     return 1;
 }
 
-int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
+int pth_load_select(const char *path, const char *key, PthStateDict *out, char *err, size_t len) {
     *out = (PthStateDict){0};
     Reader r = {.path = path, .err = err, .len = len, .fd = -1};
     PickleStateDict pk = {0};
     const Entry **records = NULL;
-    int ok = load_checked(&r, &pk, &records);
+    int ok = load_checked(&r, key, &pk, &records);
     PthStateDict sd = {0};
     if (ok) {
         sd.keys = xcalloc((size_t)pk.n_tensors + 1, sizeof *sd.keys, "the state_dict's keys");
@@ -417,7 +558,15 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
     }
     // How many tensors use each storage, and whether one covers it exactly.
     int *users = ok ? xcalloc((size_t)pk.n_storages + 1, sizeof *users, "the storages' users") : NULL;
-    for (int i = 0; ok && i < pk.n_tensors; i++) users[pk.tensors[i].storage]++;
+    // Each storage's tensors, as a list: first[storage], then next[tensor] (-1 ends it).
+    int *first = ok ? xcalloc((size_t)pk.n_storages + 1, sizeof *first, "the storages' users") : NULL;
+    int *next = ok ? xcalloc((size_t)pk.n_tensors + 1, sizeof *next, "the storages' users") : NULL;
+    for (int si = 0; ok && si < pk.n_storages; si++) first[si] = -1;
+    for (int i = pk.n_tensors - 1; ok && i >= 0; i--) {
+        users[pk.tensors[i].storage]++;
+        next[i] = first[pk.tensors[i].storage];
+        first[pk.tensors[i].storage] = i;
+    }
     for (int i = 0; ok && i < pk.n_tensors; i++) {
         const PickleTensor *t = &pk.tensors[i];
         Size s = {.ndim = t->ndim};
@@ -430,29 +579,23 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
     // the whole storage in order; else through a buffer.
     for (int si = 0; ok && si < pk.n_storages; si++) {
         int64_t snumel = pk.storages[si].numel;
-        int only = -1;
-        for (int i = 0; i < pk.n_tensors; i++)
-            if (pk.tensors[i].storage == si) only = i;
-        const PickleTensor *t = only >= 0 ? &pk.tensors[only] : NULL;
-        if (!t) continue;  // named by a persistent id but by no tensor of the dict
+        const int only = first[si];
+        const PickleTensor *t = &pk.tensors[only];
         const bool bools = element_size(&pk.storages[si]) == 1;
         if (!bools && users[si] == 1 && t->offset == 0 && is_contiguous(t) && snumel == numel(sd.tensors[only])) {
             if (snumel) ok = read_record(&r, records[si], sd.tensors[only].data);
             continue;
         }
-        // (a size the file gives: no memory for it is the file's fault)
-        float *buf = mem_malloc((size_t)snumel * 4 + 4);
-        if (!buf) {
-            ok = failf(&r, "expected memory for storage %s (%lld floats), found none", pk.storages[si].key, (long long)snumel);
-            break;
-        }
+        // (its size is bounded by the file's: stored, or deflated at most 1032 to 1)
+        float *buf = xmalloc((size_t)snumel * 4 + 4, "a storage's bytes");
         ok = snumel == 0 || read_record(&r, records[si], buf);
         if (ok && bools) ok = bools_to_floats(&r, &pk.storages[si], buf, snumel);
-        for (int i = 0; ok && i < pk.n_tensors; i++)
-            if (pk.tensors[i].storage == si) gather(sd.tensors[i].data, buf, &pk.tensors[i]);
+        for (int i = first[si]; ok && i >= 0; i = next[i]) gather(sd.tensors[i].data, buf, &pk.tensors[i]);
         free(buf);
     }
     free(users);
+    free(first);
+    free(next);
     free(records);
     torch_pickle_free(&pk);
     reader_close(&r);
@@ -463,6 +606,8 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
     *out = sd;
     return 1;
 }
+
+int pth_load(const char *path, PthStateDict *out, char *err, size_t len) { return pth_load_select(path, NULL, out, err, len); }
 
 PthStateDict pth_read(const char *path) {
     PthStateDict sd;

@@ -2,13 +2,16 @@
 // state_dict pickle reader under it (lib/io/torch_pickle.c).
 //
 // The input bytes are read twice: as a pickle (torch_pickle_read, so that
-// mutations reach the opcodes without first breaking a zip's CRC-32), and
-// as a whole .pth file, written to one scratch file per process (minizip
-// opens files by name). Besides the sanitizers, every call is checked
-// against the headers' contracts: a failure is one non-empty line (the
-// file's path first, for pth_load) and leaves nothing behind; a success
-// gives tensors inside their declared shapes, which pth_save writes and
-// pth_load reads back with the same keys and bits (every 16th accepted input).
+// mutations reach the opcodes without first breaking a zip's CRC-32), with
+// no key and with the key "model_state_dict" (a checkpoint's); and as a
+// whole .pth file, written to one scratch file per process (minizip writes
+// files by name). Besides the sanitizers, every call is checked against the
+// headers' contracts: a failure is one non-empty line (the file's path
+// first, for pth_load) and leaves nothing behind; the pickle reader holds
+// no more than TORCH_PICKLE_MAX_BYTES of the input's length, refused or not;
+// a success gives tensors inside their declared shapes, which pth_save
+// writes and pth_load reads back with the same keys and bits (every 16th
+// accepted input).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,17 +45,21 @@ static void check_err(const char *call, const char *err, size_t len, const char 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[PTH_ERR_LEN];
     PickleStateDict pk;
-    memset(err, 0, sizeof err);
-    if (torch_pickle_read(data, size, &pk, err, sizeof err)) {
-        for (int i = 0; i < pk.n_tensors; i++) {
-            if (!pk.tensors[i].key) broken("torch_pickle_read", "a tensor without its key");
-            if (pk.tensors[i].storage < 0 || pk.tensors[i].storage >= pk.n_storages) broken("torch_pickle_read", "storage index");
-            if (pk.tensors[i].ndim < 0 || pk.tensors[i].ndim > TORCH_PICKLE_MAX_DIMS) broken("torch_pickle_read", "rank");
+    for (int pass = 0; pass < 2; pass++) {
+        const char *key = pass ? "model_state_dict" : NULL;
+        memset(err, 0, sizeof err);
+        if (torch_pickle_read(data, size, key, &pk, err, sizeof err)) {
+            for (int i = 0; i < pk.n_tensors; i++) {
+                if (!pk.tensors[i].key) broken("torch_pickle_read", "a tensor without its key");
+                if (pk.tensors[i].storage < 0 || pk.tensors[i].storage >= pk.n_storages) broken("torch_pickle_read", "storage index");
+                if (pk.tensors[i].ndim < 0 || pk.tensors[i].ndim > TORCH_PICKLE_MAX_DIMS) broken("torch_pickle_read", "rank");
+            }
+        } else {
+            check_err("torch_pickle_read", err, sizeof err, NULL);
+            if (pk.n_tensors || pk.tensors || pk.storages) broken("torch_pickle_read", "a refusal left a result");
         }
+        if (pk.peak > TORCH_PICKLE_MAX_BYTES(size)) broken("torch_pickle_read", "it held more than its bound");
         torch_pickle_free(&pk);
-    } else {
-        check_err("torch_pickle_read", err, sizeof err, NULL);
-        if (pk.n_tensors || pk.tensors || pk.storages) broken("torch_pickle_read", "a refusal left a result");
     }
 
     if (!scratch[0]) {

@@ -30,7 +30,8 @@ except ImportError:
     sys.exit(77)
 
 exe, cases_dir = sys.argv[1], sys.argv[2]
-names = [line.split("\t")[1].strip() for line in open(os.path.join(cases_dir, "cases.tsv"))
+# good NAME [KEY]: KEY names the checkpoint's entry that holds the state_dict.
+names = [(line.rstrip("\n").split("\t") + [None])[1:3] for line in open(os.path.join(cases_dir, "cases.tsv"))
          if line.startswith("good\t")]
 failures = 0
 
@@ -51,15 +52,16 @@ def bits(t):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for name in names:
+    for name, key in names:
         src = os.path.join(cases_dir, name + ".pth")
         out = os.path.join(tmp, name + ".pth")
-        r = subprocess.run(WRAPPER + [exe, "--copy", src, out], capture_output=True, text=True)
+        r = subprocess.run(WRAPPER + [exe, "--copy", src, out] + ([key] if key else []), capture_output=True, text=True)
         if r.returncode != 0:
             fail(name, "the C could not copy it: " + r.stderr.strip())
             continue
-        want = collections.OrderedDict((k, v.float() if v.dtype == torch.bool else v)
-                                       for k, v in torch.load(src).items())
+        loaded = torch.load(src)
+        want = collections.OrderedDict((k, (v.float() if v.dtype == torch.bool else v).detach())
+                                       for k, v in (loaded[key] if key else loaded).items())
         for weights_only in (True, False):
             got = torch.load(out, weights_only=weights_only)
             if list(got.keys()) != list(want.keys()):
