@@ -78,7 +78,8 @@ ninja -C "$build" -j2 || { echo "arm64: the cross build failed"; exit 1; }
 echo "=== arm64 cross build took $((SECONDS - t)) s"
 
 t=$SECONDS
-echo "arm64: the kernels' path chosen at start: $(LITATTN_KERNELS=$kernels qemu-aarch64 -L /usr/aarch64-linux-gnu "$build/tests/test_fast_kernels" --path)"
+[ -z "$kernels" ] || export LITATTN_KERNELS=$kernels
+echo "arm64: the kernels' path chosen at start: $(qemu-aarch64 -L /usr/aarch64-linux-gnu "$build/tests/test_fast_kernels" --path)"
 if [ "$kernels" = scalar ]; then
     # the suite fixtures by name, but the GPT-2-size chapter's
     gpt2=ch03_6_2_multihead_attention.seed123
@@ -87,7 +88,7 @@ if [ "$kernels" = scalar ]; then
     mapfile -t names < <(printf '%s\n' "${names[@]}" | grep -vx "$gpt2")
     log=$build/meson-logs/testlog-scalar.json
     rm -f "$log"
-    LITATTN_KERNELS=scalar meson test -C "$build" --suite fixtures --no-suite full --logbase testlog-scalar \
+    meson test -C "$build" --suite fixtures --no-suite full --logbase testlog-scalar \
         --timeout-multiplier 10 --print-errorlogs "${names[@]}"
 else
     log=$build/meson-logs/testlog.json
