@@ -10,12 +10,12 @@
 #
 # How: tests/bench_insns.c calls each kernel once between two calls of a
 # marker function; the TCG plugin tools/build/cross/insn_count.c (built here
-# for this machine with cc) counts the instructions of every translated
+# for the build machine with cc) counts the instructions of every translated
 # block that runs, in all and by the function it starts in, and writes the
 # counts of each window between two markers. qemu runs one guest thread
 # (bench_insns runs 1 thread). tools/build/cross/README.md says what the
 # proxy shows and what it cannot.
-# Needs: qemu-user (7.2: plugin API version 1), a C compiler for this
+# Needs: qemu-user (7.2: plugin API version 1), a C compiler for the build
 # machine, binutils-aarch64-linux-gnu (objdump; gcc-aarch64-linux-gnu
 # brings it), python3.
 set -euo pipefail
