@@ -15,7 +15,7 @@
 //    2 FMA/FMUL pipes and 2 FADD pipes can still reach that many flops per
 //    cycle.
 // 2. Per kernel and shape (book size, GPT-2 size): GFLOP/s or ns/element for
-//    scalar, AVX2, AVX-512 and AVX-512 with AVX2's tile, one and two threads
+//    scalar, AVX2, AVX-512, AVX-512 with AVX2's tile and NEON, one and two threads
 //    (best of a few runs: on a shared machine the best is the one least
 //    disturbed).
 // 3. Exercise 3.3's forward, MultiHeadAttention(768, 768, 1024, 0.0, 12) on
@@ -196,8 +196,8 @@ static void bench_row(Job *j, double fig[FAST_PATHS][2]) {
 static void bench_kernels(int best, int chosen, double ghz) {
     printf("\nPer kernel: the best of a few runs (1 run for the GPT-2-size scalar products); 2t = 2 threads;\n"
            "a512-ymm = avx512 with avx2's 6 x 16 tile for the products\n");
-    printf("%-15s %-29s %-8s %10s %10s %10s %10s %10s %10s %10s %10s\n", "kernel", "shape", "unit", "scalar",
-           "scalar 2t", "avx2", "avx2 2t", "avx512", "avx512 2t", "a512-ymm", "a-ymm 2t");
+    printf("%-15s %-29s %-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "kernel", "shape", "unit", "scalar",
+           "scalar 2t", "avx2", "avx2 2t", "avx512", "avx512 2t", "a512-ymm", "a-ymm 2t", "neon", "neon 2t");
     Job jobs[] = {
         {"matmul a@b", "(6,3) @ (3,2)", MATMUL, 1, 6, 3, 2, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},
         {"matmul a@b", "(1024,768) @ (768,768)", MATMUL, 1, 1024, 768, 768, NULL, NULL, NULL, NULL, {{0}, 0, 0, 0, 0.0}},

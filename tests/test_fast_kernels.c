@@ -1,14 +1,15 @@
 // test_fast_kernels.c: every fast kernel of lib/tensor/ (each family's *_fast.c) against the scalar
 // reference (each family's gemm.c, rows.c, noise.c, layout.c, attend.c, and
-// the definitions written out below for what they do not have), bit for bit, on every path this CPU runs.
+// the definitions written out below for what they do not have), bit for bit, on every path this CPU runs;
+// and every entry of every path table built (simd_isa.h), whether this CPU runs the path or not.
 //
 // usage: test_fast_kernels
 //        test_fast_kernels --path   (prints the path chosen at start: for
 //                                    the LITATTN_KERNELS check)
 //
 // For each case the reference is computed once; then every run compares with
-// it: for each path (scalar, avx2, avx512, avx512-ymm where the CPU has
-// them) three runs,
+// it: for each path (scalar; avx2, avx512, avx512-ymm or neon where the CPU
+// has them) three runs,
 //   t1       1 thread, the normal size thresholds (small sizes go scalar),
 //   t1 all   1 thread, thresholds off: every size takes the path's kernels,
 //   t2 all   2 threads, thresholds off: any work of two pieces is split
@@ -753,13 +754,66 @@ static void test_backward(void) {
 }
 
 // ---------------------------------------------------------------------------
+// the path tables: every kernel of every table built, the tables of paths
+// this CPU cannot run too (CI's CPU may have no AVX-512: its tables are
+// checked here, never run)
+// ---------------------------------------------------------------------------
+static void test_tables(void) {
+    int tables = 0, entries = 0, wrong = 0;
+    for (const SimdIsa *const *t = simd_isa_tables; *t; t++, tables++) {
+        const SimdIsa *isa = *t;
+        // a table is its path's: the path of its name has it as its kernels
+        int path = -1;
+        for (int p = 0; p < PATHS; p++)
+            if (strcmp(fast_path_name_of(p), isa->name) == 0) path = p;
+        if (path < 0 || fast_path_isa_of(path) != isa) {
+            printf("FAIL table %s: not the kernels of the path of that name\n", isa->name);
+            wrong++;
+        }
+        if (isa->mr <= 0 || isa->nr <= 0 || isa->kc <= 0 || isa->mc % isa->mr != 0 || isa->nc % isa->nr != 0 ||
+            isa->mc <= 0 || isa->nc <= 0) {
+            printf("FAIL table %s: blocks mr %d nr %d kc %d mc %d nc %d\n", isa->name, isa->mr, isa->nr, isa->kc,
+                   isa->mc, isa->nc);
+            wrong++;
+        }
+#define CHECK_ENTRY(field, type, fn, build)                                 \
+    entries++;                                                              \
+    if (!isa->field) {                                                      \
+        printf("FAIL table %s: no kernel %s (%s)\n", isa->name, #field, #build); \
+        wrong++;                                                            \
+    }
+        SIMD_ISA_KERNELS(CHECK_ENTRY)
+#undef CHECK_ENTRY
+    }
+    // every path with kernels has its table in the list, and the best path
+    // this CPU has (scalar aside) has kernels
+    for (int p = 0; p < PATHS; p++) {
+        const SimdIsa *isa = fast_path_isa_of(p);
+        int listed = 0;
+        for (const SimdIsa *const *t = simd_isa_tables; *t; t++) listed |= *t == isa;
+        if (isa && !listed) {
+            printf("FAIL path %s: its table is not in simd_isa_tables\n", fast_path_name_of(p));
+            wrong++;
+        }
+        if (!isa && p != FAST_PATH_SCALAR && fast_path_runs(p)) {
+            printf("FAIL path %s: this CPU runs it, and it has no kernels\n", fast_path_name_of(p));
+            wrong++;
+        }
+    }
+    printf("%s tables                 %d entries of %d kernels in %d tables checked\n", wrong ? "FAIL" : "ok  ",
+           entries, SIMD_ISA_KERNEL_COUNT, tables);
+    failures += wrong;
+}
+
+// ---------------------------------------------------------------------------
 // LITATTN_KERNELS: this program run again with each value prints its path
 // ---------------------------------------------------------------------------
 static void test_environment(const char *self, int best) {
     static const struct {
         const char *value;
         int want;  // the path asked for; -1: the preferred one (not a path name)
-    } cases[] = {{"scalar", 0}, {"avx2", 1}, {"avx512", 2}, {"avx512-ymm", 3}, {"AVX2", -1}};
+    } cases[] = {{"scalar", FAST_PATH_SCALAR}, {"avx2", FAST_PATH_AVX2}, {"avx512", FAST_PATH_AVX512},
+                 {"avx512-ymm", FAST_PATH_AVX512_YMM}, {"neon", FAST_PATH_NEON}, {"AVX2", -1}};
     const int preferred = fast_path_preferred();
     int checked = 0, wrong = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -779,7 +833,7 @@ static void test_environment(const char *self, int best) {
         if (ran) run_result_free(&res);
         checked++;
     }
-    printf("%s LITATTN_KERNELS        %d values checked (scalar, avx2, avx512, avx512-ymm on a CPU whose best is "
+    printf("%s LITATTN_KERNELS        %d values checked (scalar, avx2, avx512, avx512-ymm, neon on a CPU whose best is "
            "%s; unknown: %s)\n",
            wrong ? "FAIL" : "ok  ", checked, fast_path_name_of(best), fast_path_name_of(preferred));
     failures += wrong;
@@ -792,11 +846,12 @@ int main(int argc, char **argv) {
     }
     pcg32_srandom_r(&rng, 20240611u, 7u);
     const clock_t t0 = clock();
+    test_tables();
     // the runs: every path the CPU has (force_path clamps to the best one)
     for (int p = 0; p < PATHS; p++) {
         fast_path_force(p);
         if (fast_path_get() != p) {
-            printf("skip path %d: this CPU does not run it\n", p);
+            printf("skip path %s: this CPU does not run it\n", fast_path_name_of(p));
             continue;
         }
         // (the scalar path has no size threshold but the threads': it runs

@@ -1,9 +1,10 @@
 // fast_path.c: which path the fast kernels (*_fast.c) run on, chosen
-// once per process: AVX-512 (F/BW/DQ/VL), AVX2 + FMA, or the scalar
-// reference kernels; on AMD's Zen 4 (512-bit instructions as two 256-bit
-// halves) AVX-512's kernels with AVX2's register tile for the products.
-// LITATTN_KERNELS=scalar|avx2|avx512|avx512-ymm asks for one; a path the CPU
-// lacks gives the best it has. Also whether the size thresholds hold
+// once per process: on x86-64 AVX-512 (F/BW/DQ/VL), AVX2 + FMA, or the
+// scalar reference kernels, and on AMD's Zen 4 (512-bit instructions as two
+// 256-bit halves) AVX-512's kernels with AVX2's register tile for the
+// products; on AArch64 NEON (Advanced SIMD) or the scalar kernels.
+// LITATTN_KERNELS=scalar|avx2|avx512|avx512-ymm|neon asks for one; a path
+// the CPU lacks gives the best it has. Also whether the size thresholds hold
 // (fast_path_ignore_thresholds, for tests). Every path gives the same
 // bits: the choice is speed only. State: the path and the thresholds' flag,
 // the process's.
@@ -11,6 +12,9 @@
 
 #ifdef LITATTN_FAST_X86
 #include <cpuid.h>
+#endif
+#ifdef LITATTN_FAST_NEON
+#include <sys/auxv.h>
 #endif
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +34,12 @@ static int best_path(void) {
                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
     if (avx2 && avx512) return FAST_PATH_AVX512;
     if (avx2) return FAST_PATH_AVX2;
+#endif
+#ifdef LITATTN_FAST_NEON
+    // Advanced SIMD and its floating point: part of every ARMv8-A core
+    // Linux runs on, asked all the same (HWCAP_ASIMD, HWCAP_FP)
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    if ((hwcap & HWCAP_ASIMD) && (hwcap & HWCAP_FP)) return FAST_PATH_NEON;
 #endif
     return FAST_PATH_SCALAR;
 }
@@ -51,15 +61,25 @@ static int preferred_path(int best) {
     return best;
 }
 
-// The instruction set a path needs, as the path that is the best with it:
-// AVX-512 with AVX2's tile needs what AVX-512 needs.
-static int needs(int path) { return path == FAST_PATH_AVX512_YMM ? FAST_PATH_AVX512 : path; }
+// Whether a CPU whose best path is best runs path: every CPU the scalar
+// one; x86-64's AVX2 where its best is AVX2 or AVX-512, AVX-512 (with either
+// tile) where it is AVX-512; NEON where it is NEON.
+static bool runs_on(int path, int best) {
+    switch (path) {
+    case FAST_PATH_SCALAR: return true;
+    case FAST_PATH_AVX2: return best == FAST_PATH_AVX2 || best == FAST_PATH_AVX512;
+    case FAST_PATH_AVX512:
+    case FAST_PATH_AVX512_YMM: return best == FAST_PATH_AVX512;
+    case FAST_PATH_NEON: return best == FAST_PATH_NEON;
+    default: return false;
+    }
+}
 
 // path if this CPU runs it, else the best path it has (below the first
 // path: the scalar one)
 static int clamp_path(int path, int best) {
     if (path < FAST_PATH_SCALAR) return FAST_PATH_SCALAR;
-    return path < FAST_PATHS && needs(path) <= best ? path : best;
+    return runs_on(path, best) ? path : best;
 }
 
 int fast_path_preferred(void) { return preferred_path(best_path()); }
@@ -72,6 +92,7 @@ static void choose_path(void) {
     if (env && strcmp(env, "avx2") == 0) want = FAST_PATH_AVX2;
     if (env && strcmp(env, "avx512") == 0) want = FAST_PATH_AVX512;
     if (env && strcmp(env, "avx512-ymm") == 0) want = FAST_PATH_AVX512_YMM;
+    if (env && strcmp(env, "neon") == 0) want = FAST_PATH_NEON;
     atomic_store(&active_path, clamp_path(want, best));
 }
 
@@ -81,15 +102,13 @@ int fast_path_get(void) {
 }
 
 const char *fast_path_name_of(int path) {
-    static const char *const names[FAST_PATHS] = {"scalar", "avx2", "avx512", "avx512-ymm"};
+    static const char *const names[FAST_PATHS] = {"scalar", "avx2", "avx512", "avx512-ymm", "neon"};
     return path >= FAST_PATH_SCALAR && path < FAST_PATHS ? names[path] : "none";
 }
 
 const char *fast_path_name(void) { return fast_path_name_of(fast_path_get()); }
 
-bool fast_path_runs(int path) {
-    return path >= FAST_PATH_SCALAR && path < FAST_PATHS && needs(path) <= best_path();
-}
+bool fast_path_runs(int path) { return runs_on(path, best_path()); }
 
 void fast_path_force(int path) {
     pthread_once(&path_once, choose_path);
@@ -100,15 +119,19 @@ void fast_path_ignore_thresholds(int on) { atomic_store(&ignore_thresholds, on !
 
 int fast_path_thresholds_ignored(void) { return atomic_load(&ignore_thresholds); }
 
-// The active instruction set's kernels, or NULL for the scalar path.
-const SimdIsa *fast_path_isa(void) {
+const SimdIsa *fast_path_isa_of(int path) {
+    switch (path) {
 #ifdef LITATTN_FAST_X86
-    switch (fast_path_get()) {
     case FAST_PATH_AVX2: return &simd_isa_avx2;
     case FAST_PATH_AVX512: return &simd_isa_avx512;
     case FAST_PATH_AVX512_YMM: return &simd_isa_avx512_ymm;
-    default: break;
-    }
 #endif
-    return NULL;
+#ifdef LITATTN_FAST_NEON
+    case FAST_PATH_NEON: return &simd_isa_neon;
+#endif
+    default: return NULL;
+    }
 }
+
+// The active instruction set's kernels, or NULL for the scalar path.
+const SimdIsa *fast_path_isa(void) { return fast_path_isa_of(fast_path_get()); }

@@ -15,5 +15,9 @@ void gemm_simd_tile_avx2(float *c, long ldc, const float *a, long lda, const flo
 enum { GEMM_AVX512_MR = 8, GEMM_AVX512_NR = 32 };
 void gemm_simd_tile_avx512(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                            const float *bias);
+// NEON: 6 x 16 in 32 registers (simd.h), AVX2's cache blocks
+enum { GEMM_NEON_MR = 6, GEMM_NEON_NR = 16, GEMM_NEON_KC = 256, GEMM_NEON_MC = 96, GEMM_NEON_NC = 1024 };
+void gemm_simd_tile_neon(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
+                         const float *bias);
 
 #endif

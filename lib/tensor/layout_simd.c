@@ -6,7 +6,7 @@
 #include "simd.h"
 
 // unpack pairs, shuffle quads, swap 128-bit halves
-void layout_simd_transpose_8x8_avx2(float *out, long ldo, const float *a, long lda) {
+void SIMD_FN(layout_simd_transpose_8x8)(float *out, long ldo, const float *a, long lda) {
     v8 row[8], t[8];
     for (int i = 0; i < 8; i++) row[i] = v8_load(a + i * lda);
     for (int i = 0; i < 8; i += 2) {

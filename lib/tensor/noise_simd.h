@@ -11,5 +11,7 @@ void noise_simd_block_avx2(float *noise, const uint32_t *words, int n, uint64_t 
                            float dropped);
 void noise_simd_block_avx512(float *noise, const uint32_t *words, int n, uint64_t threshold, float kept,
                              float dropped);
+void noise_simd_block_neon(float *noise, const uint32_t *words, int n, uint64_t threshold, float kept,
+                           float dropped);
 
 #endif

@@ -1,7 +1,7 @@
 // rows_simd.c: the row kernels (rows_fast.c's) over the lane-width layer
 // (simd.h), compiled once per instruction set; the softmax's backward and
-// the division and multiplication by a scalar at width 8 only, the one
-// kernel every path uses (SIMD_LANES == 8 below).
+// the division and multiplication by a scalar at width 8 only (SIMD_LANES
+// == 8 below: AVX2's, which the AVX-512 tables take too, and NEON's).
 //
 // Every kernel keeps the order of float operations of its scalar reference
 // in rows.c; the comment above each says which order and how the lanes map
@@ -245,7 +245,7 @@ float SIMD_FN(rows_simd_sum_row)(const float *x, int n) {
 
 #if SIMD_LANES == 8
 // ---------------------------------------------------------------------------
-// width 8 only: the one kernel of every path
+// width 8 only: the one kernel of every path of an instruction set
 // ---------------------------------------------------------------------------
 
 // dy, y (n,), n >= 8 -> dx (n,): rows_softmax_rows_backward's row (rows.c).
@@ -253,7 +253,7 @@ float SIMD_FN(rows_simd_sum_row)(const float *x, int n) {
 // l starts at dy_l * y_l, every further element of the lane (the tail's
 // first lanes only) is fmaf(dy, y, acc_l), as torch's contracted AVX2 loop
 // does; then the tree. dx = (dy - s) * y, two roundings.
-void rows_simd_softmax_backward_row_avx2(float *dx, const float *dy, const float *y, int n) {
+void SIMD_FN(rows_simd_softmax_backward_row)(float *dx, const float *dy, const float *y, int n) {
     v8 acc = v8_mul(v8_load(dy), v8_load(y));
     int d = 8;
     for (; d + 8 <= n; d += 8) acc = v8_fmadd(v8_load(dy + d), v8_load(y + d), acc);
@@ -271,7 +271,7 @@ void rows_simd_softmax_backward_row_avx2(float *dx, const float *dy, const float
 
 // out (n,) = x (n,) / s: div_scalar's true division, each element rounded
 // once (vdivps is IEEE division, as divss is); out may be x
-void rows_simd_div_scalar_avx2(float *out, const float *x, float s, long n) {
+void SIMD_FN(rows_simd_div_scalar)(float *out, const float *x, float s, long n) {
     const v8 d = v8_set1(s);
     long i = 0;
     for (; i + 8 <= n; i += 8) v8_store(out + i, v8_div(v8_load(x + i), d));
@@ -279,7 +279,7 @@ void rows_simd_div_scalar_avx2(float *out, const float *x, float s, long n) {
 }
 
 // out (n,) = x (n,) * s, each element rounded once; out may be x
-void rows_simd_mul_scalar_avx2(float *out, const float *x, float s, long n) {
+void SIMD_FN(rows_simd_mul_scalar)(float *out, const float *x, float s, long n) {
     const v8 m = v8_set1(s);
     long i = 0;
     for (; i + 8 <= n; i += 8) v8_store(out + i, v8_mul(v8_load(x + i), m));
