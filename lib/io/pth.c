@@ -464,6 +464,14 @@ int pth_load(const char *path, PthStateDict *out, char *err, size_t len) {
     return 1;
 }
 
+int pth_load_select(const char *path, const char *key, PthStateDict *out, char *err, size_t len) {
+    if (!key) return pth_load(path, out, err, len);
+    *out = (PthStateDict){0};
+    set_err(err, len, path, "expected a file that holds the state_dict itself (this reader selects no entry of a "
+            "checkpoint), found the key '%s' asked for", key);
+    return 0;
+}
+
 PthStateDict pth_read(const char *path) {
     PthStateDict sd;
     char err[PTH_ERR_LEN];

@@ -57,6 +57,11 @@ typedef struct {
 // Reads path into out (tensors from the pool, keys malloc'd). 1 on success;
 // else 0, one line in err, and nothing made (out empty).
 int pth_load(const char *path, PthStateDict *out, char *err, size_t len);
+// The same with a key: NULL, the file's top-level object is the state_dict
+// (pth_load); else the entry `key` of a top-level dict holds it (a training
+// checkpoint's "model_state_dict"). This reader takes no key: one is refused
+// in one line.
+int pth_load_select(const char *path, const char *key, PthStateDict *out, char *err, size_t len);
 // Writes sd as torch 1.13's torch.save writes an OrderedDict of contiguous
 // float32 tensors (one storage per tensor, records aligned to 64 bytes, the
 // archive named after the file's base name), to a temporary file beside
