@@ -10,7 +10,8 @@
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv, "sa_v2");
 
     Setup(2, "import torch");
     Tensor inputs = input_tensor("inputs", SIZE(SIZE_ANY, SIZE_ANY));

@@ -12,7 +12,8 @@
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv, "mha", "exercise_3_2.mha");
 
     Setup(2, "import torch");
     Tensor inputs = input_tensor("inputs", SIZE(SIZE_ANY, SIZE_ANY));

@@ -17,7 +17,8 @@
 static long count_parameters(const MultiHeadAttention *model) { return multihead_attention_parameters(model); }
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv, "mha", "exercise_3_3.mha");
 
     Setup(2, "import torch");
     Tensor inputs = input_tensor("inputs", SIZE(SIZE_ANY, SIZE_ANY));

@@ -26,7 +26,10 @@
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv,
+                  "mha_ch03_wrapper", "mha_ch03", "mha_combined_qkv", "mha_einsum", "mha_pytorch_scaled",
+                  "mha_pytorch_sdpa_no_flash", "mha_pytorch_class_default", "mha_pytorch_class_noweights");
     // The widest tensor is the combined Q, K, V projection's output (3 x 768
     // features): a size past the limit is refused before anything prints.
     check_input_size("the combined QKV projection's output", 3, 8, 1024, 768);

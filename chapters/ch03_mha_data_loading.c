@@ -15,7 +15,8 @@
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv, "variant_a.mha", "variant_b.mha");
 
     MhaIn(2, "import tiktoken");
     initial_seed();  // the default generator, as the notebook's process started it

@@ -16,7 +16,8 @@
 #include "chapter.h"
 
 int main(int argc, char **argv) {
-    chapter_begin(argc, argv);
+    // The modules it makes, in that order: the NAMEs --weights NAME=FILE takes (chapter.h).
+    chapter_begin(argc, argv, "ca_without_buffer", "ca_with_buffer", "new_ca_with_buffer", "new_ca_without_buffer");
 
     // class CausalAttentionWithoutBuffers(nn.Module): the mask a plain attribute
     BufIn(1, "import torch");

@@ -107,6 +107,7 @@ typedef struct {
     int draws_weights;  // its --help offers --seed
     int reads_text;     // its --help offers --text (the data-loading chapter): text_cases
     int runs_sizes;     // its --help offers --context-len (the bonus notebook's chapter)
+    char modules[1024]; // the modules its --help lists for --weights, "sa_v2, exercise_3_1.sa_v1" ("": none)
     char *good_out;     // what it prints on its good fixture (NULL until run)
     double good_cpu;    // and the CPU time that took
     double dump_cpu;    // the CPU time of a good run with --dump (0 until run)
@@ -609,6 +610,17 @@ static void probe_chapter(Chapter *ch) {
     ch->draws_weights = strstr(v.run.out, "--seed") != NULL;
     ch->reads_text = strstr(v.run.out, "--text") != NULL;
     ch->runs_sizes = strstr(v.run.out, "--context-len") != NULL;
+    // The modules: the words after "(as their tensors are named in --dump):" up to "NAME= is read".
+    const char *from = strstr(v.run.out, "(as their tensors are named in --dump):\n");
+    const char *to = from ? strstr(from, "NAME= is read") : NULL;
+    ch->modules[0] = '\0';
+    for (const char *c = from ? strchr(from, '\n') + 1 : NULL; c && to && c < to; c++) {
+        size_t at = strlen(ch->modules);
+        const int blank = *c == ' ' || *c == '\n';
+        if (blank && (at == 0 || ch->modules[at - 1] != ',')) continue;  // indentation
+        if (at + 1 < sizeof ch->modules) ch->modules[at] = blank ? ' ' : *c, ch->modules[at + 1] = '\0';
+    }
+    if (strstr(v.run.out, "--weights") && !ch->modules[0]) reason(&v, "--help offers --weights but lists no module");
     snprintf(v.line, sizeof v.line, "--help (%s weights)", ch->draws_weights ? "draws" : "draws no");
     finish("help", ch->name, &v);
 }

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -173,7 +174,7 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
     // tables, and no copy-on-write faults on its heap afterwards, which in a
     // driver that runs hundreds of chapters cost more than the chapters);
     // one with limits or a filter to set is forked, which can.
-    const int plain = opt->nofile <= 0 && opt->fsize <= 0 && !opt->pwrite_enospc && !opt->no_fork;
+    const int plain = opt->nofile <= 0 && opt->fsize <= 0 && !opt->pwrite_enospc && !opt->no_fork && !opt->unprivileged;
     if (plain) {
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
@@ -230,11 +231,12 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
 #ifdef LITATTN_COVERAGE
         // A coverage build (b_coverage) adds each run's counters to the .gcda
         // files at exit. A run under a descriptor, file-size or device limit
-        // would write them cut short (a file-size limit smaller than a .gcda),
+        // (or as nobody, who may not write them) would write them cut short (a file-size limit smaller than a .gcda),
         // and every later run's merge would then fail on that file: such a run
         // writes none (under a prefix no directory can be made in; gcc's
         // runtime says so on stderr, which error_check leaves out).
-        if (opt->nofile > 0 || opt->fsize > 0 || opt->pwrite_enospc) setenv("GCOV_PREFIX", "/dev/null/no-counters", 1);
+        if (opt->nofile > 0 || opt->fsize > 0 || opt->pwrite_enospc || opt->unprivileged)
+            setenv("GCOV_PREFIX", "/dev/null/no-counters", 1);
 #endif
         if (opt->no_fork) {
             // LeakSanitizer's check at exit runs in a thread of its own, which
@@ -250,6 +252,10 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
             _exit(126);
         }
         if (opt->cwd && chdir(opt->cwd) != 0) _exit(126);
+        if (opt->unprivileged && geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) {
+            fprintf(stderr, "cannot run as nobody: %s\n", strerror(errno));
+            _exit(126);
+        }
         if (wrapper) execvp(file, run_argv);
         else execv(file, run_argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));

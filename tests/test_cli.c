@@ -102,8 +102,97 @@ static void test_values(void) {
     failures += !ok;
 }
 
+// One --weights value as cli.h's rule reads it: NAME, FILE and KEY ("" for none).
+static void expect_weights_value(const char *value, const char *name, const char *path, const char *key) {
+    Options opt;
+    char err[512] = "", copy[256];
+    snprintf(copy, sizeof copy, "%s", value);
+    char *argv[] = {"chapter", "--weights", copy, NULL};
+    int rc = cli_parse(3, argv, CLI_SEEDS | CLI_WEIGHTS, &opt, err, sizeof err);
+    int ok = rc == CLI_OK && opt.n_weights == 1 && !strcmp(opt.weights[0].name, name) &&
+             !strcmp(opt.weights[0].path, path) && !strcmp(opt.weights[0].key, key);
+    printf("%s --weights '%s' -> NAME '%s', FILE '%s', KEY '%s'%s%s\n", ok ? "ok  " : "FAIL", value,
+           rc == CLI_OK ? opt.weights[0].name : "", rc == CLI_OK ? opt.weights[0].path : "",
+           rc == CLI_OK ? opt.weights[0].key : "", *err ? ": " : "", err);
+    failures += !ok;
+}
+
+static void test_weights_values(void) {
+    expect_weights_value("ca.pth", "", "ca.pth", "");
+    expect_weights_value("ca=ca.pth", "ca", "ca.pth", "");
+    expect_weights_value("exercise_3_1.sa_v1=/dir/f.pth", "exercise_3_1.sa_v1", "/dir/f.pth", "");
+    // A file whose name holds '=': its part before '=' is no module's name.
+    expect_weights_value("w=1.pth", "w", "1.pth", "");
+    expect_weights_value("./w=1.pth", "", "./w=1.pth", "");
+    expect_weights_value("ca=./w=1.pth", "ca", "./w=1.pth", "");
+    expect_weights_value("3d=f.pth", "", "3d=f.pth", "");
+    expect_weights_value("a.=f.pth", "", "a.=f.pth", "");
+    expect_weights_value("a..b=f.pth", "", "a..b=f.pth", "");
+    expect_weights_value("sa v2=f.pth", "", "sa v2=f.pth", "");
+    // :KEY: letters, digits and '_' after the last ':'.
+    expect_weights_value("ckpt.pth:model_state_dict", "", "ckpt.pth", "model_state_dict");
+    expect_weights_value("ca=/dir/ckpt.pth:model_state_dict", "ca", "/dir/ckpt.pth", "model_state_dict");
+    expect_weights_value("a:b.pth", "", "a:b.pth", "");
+    expect_weights_value("a:b:c", "", "a:b", "c");
+    expect_weights_value("f.pth:2nd", "", "f.pth:2nd", "");
+    expect_weights_value(":key", "", ":key", "");
+    expect_weights_value("ca=:key", "ca", ":key", "");
+    // A value that ends in ':' loses that ':' and has no KEY.
+    expect_weights_value("run:best:", "", "run:best", "");
+    expect_weights_value("f.pth:", "", "f.pth", "");
+    expect_weights_value("run:best::", "", "run:best:", "");
+    expect(CLI_SEEDS | CLI_WEIGHTS, "--weights ca=", "--weights ca=: expected a FILE");
+    expect(CLI_SEEDS | CLI_WEIGHTS, "--weights :", "expected a FILE");
+    expect(CLI_SEEDS | CLI_WEIGHTS, "--weights a.pth --weights b.pth", "--weights FILE given twice");
+    expect(CLI_SEEDS | CLI_WEIGHTS, "--weights ca=a.pth --weights ca=b.pth", "--weights ca= given twice");
+    expect(CLI_SEEDS, "--weights a.pth", "--weights: this chapter makes no module");
+}
+
+// cli_weights_modules over a command line: each --weights value's module (an
+// index into modules), or the usage error's fragment.
+static void expect_modules(const char *args, const char *const *modules, const int *want, const char *want_err) {
+    char copy[256], err[512] = "";
+    char *argv[16] = {"chapter"};
+    int argc = 1;
+    snprintf(copy, sizeof copy, "%s", args);
+    for (char *tok = strtok(copy, " "); tok && argc < 15; tok = strtok(NULL, " ")) argv[argc++] = tok;
+    argv[argc] = NULL;
+    Options opt;
+    int rc = cli_parse(argc, argv, CLI_SEEDS | CLI_WEIGHTS, &opt, err, sizeof err);
+    if (rc == CLI_OK) rc = cli_weights_modules(&opt, modules, err, sizeof err);
+    int ok = want_err ? rc == CLI_USAGE && strstr(err, want_err) != NULL : rc == CLI_OK;
+    for (int i = 0; ok && !want_err && i < opt.n_weights; i++) ok = opt.weights[i].module == want[i];
+    printf("%s modules of %s:", ok ? "ok  " : "FAIL", args);
+    for (int i = 0; rc == CLI_OK && i < opt.n_weights; i++) printf(" %s", modules[opt.weights[i].module]);
+    printf("%s%s\n", *err ? ": " : "", err);
+    failures += !ok;
+}
+
+static void test_weights_modules(void) {
+    static const char *const two[] = {"mha", "exercise_3_2.mha", NULL};
+    static const char *const one[] = {"ca", NULL};
+    static const char *const none[] = {NULL};
+    // NAME=FILE takes its module, whichever comes first; FILE the first module left.
+    expect_modules("--weights a.pth --weights mha=b.pth", two, (const int[]){1, 0}, NULL);
+    expect_modules("--weights mha=b.pth --weights a.pth", two, (const int[]){0, 1}, NULL);
+    expect_modules("--weights exercise_3_2.mha=b.pth --weights a.pth", two, (const int[]){1, 0}, NULL);
+    expect_modules("--weights a.pth --weights exercise_3_2.mha=b.pth", two, (const int[]){0, 1}, NULL);
+    expect_modules("--weights a.pth", one, (const int[]){0}, NULL);
+    expect_modules("--weights ca=b.pth", one, (const int[]){0}, NULL);
+    expect_modules("--weights a.pth --weights ca=b.pth", one, NULL, "--weights a.pth: every module this chapter makes (ca)");
+    expect_modules("--weights ca=b.pth --weights a.pth", one, NULL, "--weights a.pth: every module this chapter makes (ca)");
+    expect_modules("--weights w=1.pth", one, NULL, "--weights w=1.pth: this chapter makes no module w (it makes ca)");
+    expect_modules("--weights w=1.pth", one, NULL, "./w=1.pth");
+    expect_modules("--weights w=1.pth", two, NULL, "(it makes mha, exercise_3_2.mha)");
+    expect_modules("--weights a.pth", none, NULL, "this chapter makes no module that --weights loads");
+    expect_modules("--weights a.pth", NULL, NULL, "this chapter makes no module that --weights loads");
+    expect_modules("--seed 1", none, NULL, NULL);
+}
+
 int main(void) {
     test_accepts();
+    test_weights_values();
+    test_weights_modules();
     test_rejects();
     test_repeats();
     test_values();

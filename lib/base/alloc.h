@@ -7,7 +7,14 @@
 //   LITATTN_FAIL_ALLOC=n     the n-th allocation of the process (1-based)
 //                            fails as if the system had no memory left;
 //   LITATTN_ALLOC_COUNT=1    at exit, "<program>: N allocations" on stderr.
-// Both are read once, when the program starts. Only the process that started
+//   LITATTN_ALLOC_SITES=1    at exit, "<program>: allocation sites: F-L@OFFSET
+//                            ..." on stderr: for each place in the code that
+//                            asks (the address its call returns to, as an
+//                            offset that is the same in every run of the
+//                            program), the n of its first and of its last
+//                            allocation, in the order of the first (so that a
+//                            test can fail one of each).
+// They are read once, when the program starts. Only the process that started
 // counts and fails: the reader child (io/hdf5_snapshot_child.c) inherits neither,
 // so the count of a run does not depend on whether it forked. HDF5's own
 // allocations are HDF5's (only the dump's file image comes through here), and

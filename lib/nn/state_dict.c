@@ -81,6 +81,54 @@ void state_dict_order(const StateKey *made, int n_params, int n_all, StateKey *o
     order_under(made, n_params, n_all, "", order, &n);
 }
 
+// The prefixes a wrapped model puts before every key of its state_dict:
+// nn.DataParallel's (the model is its .module) and torch.compile's (its ._orig_mod).
+static const struct {
+    const char *prefix, *wrapper, *inner;
+} wrapped_models[] = {
+    {"module.", "a DataParallel model's state_dict", "model.module"},
+    {"_orig_mod.", "a torch.compile'd model's state_dict", "model._orig_mod"},
+};
+
+static bool every_key_starts(const StateKey *keys, int n, const char *prefix) {
+    for (int i = 0; i < n; i++)
+        if (strncmp(keys[i].key, prefix, strlen(prefix)) != 0) return false;
+    return n > 0;
+}
+
+// Up to three keys as torch quotes them, and how many there are: "a", "b", "c", ... (5 keys).
+static void some_keys(const StateKey *keys, int n, char *buf, size_t len) {
+    buf[0] = '\0';
+    for (int i = 0; i < n && i < 3; i++) append(buf, len, i ? ", \"" : "\"", keys[i].key, "\"");
+    if (n > 3) {
+        char more[64];
+        snprintf(more, sizeof more, ", ... (%d keys)", n);
+        append(buf, len, more, "", "");
+    }
+}
+
+// A wrapped model's state_dict: every key it gives carries the wrapper's
+// prefix and no key of the module does. msg says so, and what to do.
+static bool wrapped_model(const char *cls, const StateKey *own, int n_own, const StateKey *given, int n_given,
+                          char *msg, size_t len) {
+    for (size_t w = 0; w < sizeof wrapped_models / sizeof *wrapped_models; w++) {
+        const char *prefix = wrapped_models[w].prefix;
+        if (!every_key_starts(given, n_given, prefix)) continue;
+        bool own_has = false;
+        for (int i = 0; i < n_own; i++) own_has |= !strncmp(own[i].key, prefix, strlen(prefix));
+        if (own_has) continue;
+        char want[512], found[512];
+        some_keys(own, n_own, want, sizeof want);
+        some_keys(given, n_given, found, sizeof found);
+        snprintf(msg, len, "Error(s) in loading state_dict for %s: expected its keys, %s, found every key starting "
+                 "with '%s' (%s): strip the prefix, {k.removeprefix('%s'): v for k, v in sd.items()}, or save "
+                 "%s.state_dict(); the keys found: %s", cls, want, prefix, wrapped_models[w].wrapper, prefix,
+                 wrapped_models[w].inner, found);
+        return true;
+    }
+    return false;
+}
+
 bool state_dict_check_strict(const char *cls, const StateKey *own, int n_own, const StateKey *given, int n_given,
                              char *msg, size_t len) {
     // torch: "Error(s) in loading state_dict for CLS:" then the missing keys,
@@ -104,6 +152,7 @@ bool state_dict_check_strict(const char *cls, const StateKey *own, int n_own, co
         if (find_key(own, n_own, given[k].key) < 0)
             append(unexpected, sizeof unexpected, unexpected[0] ? ", \"" : "\"", given[k].key, "\"");
     if (!missing[0] && !unexpected[0] && !sizes[0]) return true;
+    if (wrapped_model(cls, own, n_own, given, n_given, msg, len)) return false;
     snprintf(msg, len, "Error(s) in loading state_dict for %s:%s%s%s%s%s%s%s%s", cls,
              missing[0] ? " Missing key(s) in state_dict: " : "", missing, missing[0] ? "." : "",
              unexpected[0] ? " Unexpected key(s) in state_dict: " : "", unexpected, unexpected[0] ? "." : "",

@@ -47,7 +47,12 @@ void state_dict_order(const StateKey *made, int n_params, int n_all, StateKey *o
 // parts in torch's order: "Error(s) in loading state_dict for CLS: Missing
 // key(s) in state_dict: "a", "b". Unexpected key(s) in state_dict: "c".
 // size mismatch for d: copying a param with shape torch.Size([2, 3]) from
-// checkpoint, the shape in current model is torch.Size([3, 2])."
+// checkpoint, the shape in current model is torch.Size([3, 2])." The shapes
+// are compared axis by axis, never by element count: a transposed (3, 2)
+// where (2, 3) is expected is refused. When every key given carries the
+// prefix of a wrapped model, and none of the module's does ("module.":
+// nn.DataParallel; "_orig_mod.": torch.compile), msg names the prefix and
+// how to strip it instead of listing every key as missing and unexpected.
 bool state_dict_check_strict(const char *cls, const StateKey *own, int n_own, const StateKey *given, int n_given,
                              char *msg, size_t len);
 

@@ -38,8 +38,12 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     Run *r = &run;
     error_set_program(spec->name);
     char err[FIXTURE_ERR_LEN];
-    const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0) | (spec->sizes ? CLI_SIZES : 0);
-    if (cli_parse(argc, argv, allow, &r->opt, err, sizeof err) != CLI_OK) {
+    const int allow = (spec->draws ? CLI_SEEDS : 0) | (spec->reads_text ? CLI_TEXT : 0) | (spec->sizes ? CLI_SIZES : 0) |
+                      (spec->modules && spec->modules[0] ? CLI_WEIGHTS : 0);
+    // The options, and which module each --weights is for (its NAME one of
+    // the chapter's modules): a usage error before anything is read or run.
+    if (cli_parse(argc, argv, allow, &r->opt, err, sizeof err) != CLI_OK ||
+        cli_weights_modules(&r->opt, spec->modules, err, sizeof err) != CLI_OK) {
         char usage[384];
         cli_usage(usage, sizeof usage, spec->name, allow);
         die(EXIT_USAGE, "%s (%s)", err, usage);
@@ -56,7 +60,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
                            beside ? " (beside the program)" : i == n_places - 1 ? " (as installed)"
                                                                                 : " (found from the program)");
         }
-        cli_help(help, sizeof help, spec->name, spec->title, spec->variant, variants, places, allow);
+        cli_help(help, sizeof help, spec->name, spec->title, spec->variant, variants, places, allow, spec->modules);
         output_text(help);
         output_end();
         exit(0);
@@ -78,7 +82,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
     check_chapter_attribute(r, spec);
     // --weights: every file read whole and checked now, before anything is
     // printed or written (weights.h).
-    weights_begin(r);
+    weights_begin(r, spec->modules);
     if (r->opt.dump) {
         // No output may be an input. The fixture is read into memory, not
         // held open: the dump refuses the file it came from by device and
@@ -117,7 +121,7 @@ void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
 
 int chapter_end(void) {
     Run *r = &run;
-    weights_end(r);  // a --weights NAME=FILE for a module never made
+    weights_end(r);  // the chapter made the modules it lists
     // stdout first: if the printed cells cannot be written, the run failed,
     // and a --dump must not replace what was there (die() removes it).
     output_end();

@@ -12,7 +12,13 @@
 //   }
 //
 // The program's name, its book variant and whether it draws at random come
-// from the chapter table (chapters/chapters.txt), through the build.
+// from the chapter table (chapters/chapters.txt), through the build. A
+// chapter that makes modules (the constructors below) names them after
+// argv, in the order it makes them, under the names its tensors have in
+// --dump: chapter_begin(argc, argv, "sa_v2", "exercise_3_1.sa_v1",
+// "exercise_3_1.sa_v2"). --weights NAME=FILE and --help take the names from
+// there, and the run checks that the chapter makes exactly these modules, in
+// this order (weights.h): a list that says otherwise is an internal error.
 // chapter_begin fills the chapter's one run (run.h), which every call below
 // passes to runtime/'s units; the chapter itself never names it.
 // Every failure (bad option, bad fixture) ends the program with one line on
@@ -53,6 +59,7 @@ typedef struct {
     int sizes;            // it runs at other sizes (--context-len, --batch-size): the bonus notebook
     const struct ShippedSnapshots *shipped;  // its fixtures as the build read them (hdf5_snapshot.h)
     const struct BuiltinFiles *files;        // the other files built in: the book's text, the vocabulary (locate.h)
+    const char *const *modules;  // the modules it makes, in order, NULL-terminated (chapter_begin's names)
 } ChapterSpec;
 
 // Written by the build for each chapter (tools/build/embed_snapshots.c).
@@ -61,10 +68,13 @@ extern const struct BuiltinFiles litattn_builtin_files;
 
 // LITATTN_CHAPTER, _VARIANT, _TITLE and _DRAWS come from chapters/chapters.txt
 // through chapters/meson.build.
-#define chapter_begin(argc, argv)                                                                              \
+// chapter_begin(argc, argv, MODULE...): the names after argv, if any, end
+// with a NULL added here.
+#define chapter_begin(...) chapter_begin_with(__VA_ARGS__, NULL)
+#define chapter_begin_with(argc, argv, ...)                                                                    \
     chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
                                                  LITATTN_READS_TEXT, LITATTN_SIZES, &litattn_shipped,          \
-                                                 &litattn_builtin_files})
+                                                 &litattn_builtin_files, (const char *const[]){__VA_ARGS__}})
 
 void chapter_start(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code

@@ -12,13 +12,29 @@
 #include "torch_generator.h"
 
 void cli_usage(char *buf, size_t len, const char *name, int allow_seed) {
-    snprintf(buf, len, "usage: %s [--fixture NAME|PATH [--group NAME]]%s [--dump PATH]%s%s [--threads N] [--help]",
-             name, allow_seed & CLI_TEXT ? " [--text FILE] [--vocab FILE]" : "", allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K] [--weights [NAME=]FILE.pth]..." : "",
+    snprintf(buf, len, "usage: %s [--fixture NAME|PATH [--group NAME]]%s [--dump PATH]%s%s%s [--threads N] [--help]",
+             name, allow_seed & CLI_TEXT ? " [--text FILE] [--vocab FILE]" : "",
+             allow_seed & CLI_SEEDS ? " [--seed [SITE=]N]... [--skip K]" : "",
+             allow_seed & CLI_WEIGHTS ? " [--weights [NAME=]FILE[:KEY]]..." : "",
              allow_seed & CLI_SIZES ? " [--context-len N] [--batch-size B]" : "");
 }
 
+// Appends to buf[*n] the words, ", "-separated, in lines of at most 100
+// columns indented by 18 (the help's layout), and a newline.
+static void wrapped(char *buf, size_t len, int *n, const char *const *words) {
+    int col = 18;
+    for (int i = 0; words && words[i] && *n > 0 && (size_t)*n < len; i++) {
+        const int w = (int)strlen(words[i]) + (words[i + 1] ? 1 : 0);
+        if (i && col + 1 + w > 100) *n += snprintf(buf + *n, len - (size_t)*n, "\n%18s", ""), col = 18;
+        else if (i) *n += snprintf(buf + *n, len - (size_t)*n, " "), col++;
+        if (*n > 0 && (size_t)*n < len) *n += snprintf(buf + *n, len - (size_t)*n, "%s%s", words[i], words[i + 1] ? "," : "");
+        col += w;
+    }
+    if (*n > 0 && (size_t)*n < len) *n += snprintf(buf + *n, len - (size_t)*n, "\n");
+}
+
 void cli_help(char *buf, size_t len, const char *name, const char *about, const char *book_variant,
-              const char *variants, const char *places, int allow_seed) {
+              const char *variants, const char *places, int allow_seed, const char *const *modules) {
     char usage[384];
     cli_usage(usage, sizeof usage, name, allow_seed);
     int n = snprintf(buf, len,
@@ -63,25 +79,24 @@ void cli_help(char *buf, size_t len, const char *name, const char *about, const 
                  "                  SITE.seed attribute, e.g. exercise_3_1)\n"
                  "  --skip K        with --seed: discard K draws after the first seeding, as earlier\n"
                  "                  notebook cells did (at most 10^9)\n");
-    // The modules --weights takes: the bonus notebook's (the chapter that runs
-    // at other sizes), the data-loading notebook's (the one that reads a
-    // text), else chapter 3's own.
-    const char *first = allow_seed & CLI_SIZES ? "mha_ch03_wrapper"
-                        : allow_seed & CLI_TEXT ? "variant_a.mha"
-                                                : "the first one it makes";
-    const char *named = allow_seed & CLI_SIZES
-                            ? "mha_ch03_wrapper, mha_ch03,\n                  mha_combined_qkv, mha_einsum, mha_pytorch_scaled, "
-                              "mha_pytorch_sdpa_no_flash,\n                  mha_pytorch_class_default, "
-                              "mha_pytorch_class_noweights"
-                        : allow_seed & CLI_TEXT ? "variant_a.mha, variant_b.mha"
-                                                : "e.g. sa_v2, ca, mha, exercise_3_1.sa_v1,\n                  ca_with_buffer";
-    if (allow_seed & CLI_SEEDS && n > 0 && (size_t)n < len)
+    // The modules, from the chapter itself (the names it makes them under).
+    if (allow_seed & CLI_WEIGHTS && n > 0 && (size_t)n < len) {
         n += snprintf(buf + n, len - (size_t)n,
-                 "  --weights FILE.pth       the chapter's first module (%s) takes its\n"
-                 "                  parameters and buffers from the state_dict torch.save wrote to FILE.pth,\n"
-                 "                  checked as load_state_dict(strict=True) checks it\n"
-                 "  --weights NAME=FILE.pth  the same for the module named NAME (as its tensors are named\n"
-                 "                  in --dump: %s); repeatable\n", first, named);
+                 "  --weights [NAME=]FILE[:KEY]\n"
+                 "                  the module NAME takes its parameters and buffers from the state_dict\n"
+                 "                  that torch.save wrote to FILE, or from FILE's entry KEY (a checkpoint's\n"
+                 "                  model_state_dict), checked as load_state_dict(strict=True) checks it;\n"
+                 "                  repeatable, one file per module. Without NAME=: the first module that\n"
+                 "                  no NAME=FILE names. NAME is one of this chapter's modules, in the order\n"
+                 "                  it makes them (as their tensors are named in --dump):\n%18s", "");
+        wrapped(buf, len, &n, modules);
+        if (n > 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n,
+                 "                  NAME= is read when the text before the first '=' is a module's name,\n"
+                 "                  :KEY when the text after the last ':' is letters, digits and '_'; so a\n"
+                 "                  file whose name holds '=' is given with its directory (./w=1.pth), and\n"
+                 "                  one whose name ends in ':' and such a text with one ':' more (run:best:)\n");
+    }
     if (n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "\nExit status: 0 done; 1 bad input (a file or a value: the line names it); 2 usage;\n"
@@ -165,26 +180,60 @@ static int parse_seed(Options *opt, const char *value, char *err, size_t len) {
     return 1;
 }
 
-// --weights FILE or --weights NAME=FILE: NAME is a module's name, dotted
-// identifiers ("exercise_3_1.sa_v1"); a value whose part before '=' is not
-// one is a FILE (a path may hold '=').
+// A module's name: dotted parts, each a letter or '_' then letters, digits
+// and '_' ("exercise_3_1.sa_v1").
+static int is_module_name(const char *s, size_t n) {
+    if (!n || s[n - 1] == '.') return 0;
+    for (size_t i = 0; i < n; i++) {
+        const int start = i == 0 || s[i - 1] == '.';
+        if (!(isalpha((unsigned char)s[i]) || s[i] == '_' || (!start && (isdigit((unsigned char)s[i]) || s[i] == '.'))))
+            return 0;
+    }
+    return 1;
+}
+
+// An entry's key in a checkpoint: a letter or '_' then letters, digits and
+// '_' ("model_state_dict").
+static int is_entry_key(const char *s, size_t n) {
+    if (!n || isdigit((unsigned char)s[0])) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_') return 0;
+    return 1;
+}
+
+// --weights [NAME=]FILE[:KEY], read as cli.h states.
 static int parse_weights(Options *opt, const char *value, char *err, size_t len) {
     if (opt->n_weights == CLI_MAX_WEIGHTS) {
         snprintf(err, len, "--weights: at most %d files", CLI_MAX_WEIGHTS);
         return 0;
     }
+    const char *file = value, *end = value + strlen(value);
     const char *eq = strchr(value, '=');
     size_t name_len = 0;
-    if (eq && eq > value && (size_t)(eq - value) < sizeof opt->weights[0].name) {
-        int ident = 1;
-        for (const char *c = value; c < eq && ident; c++)
-            ident = isalpha((unsigned char)*c) || *c == '_' ||
-                    (c > value && c[-1] != '.' && (isdigit((unsigned char)*c) || *c == '.'));
-        if (ident && eq[-1] != '.') name_len = (size_t)(eq - value);
+    if (eq && is_module_name(value, (size_t)(eq - value))) name_len = (size_t)(eq - value), file = eq + 1;
+    if (name_len >= sizeof opt->weights[0].name) {
+        snprintf(err, len, "--weights %s...: expected a module's name of at most %zu bytes", shown(value, name_len).text,
+                 sizeof opt->weights[0].name - 1);
+        return 0;
     }
-    const char *path = name_len ? eq + 1 : value;
-    if (!*path) {
-        snprintf(err, len, "--weights %.*s= needs a file", (int)name_len, value);
+    const char *key = NULL;
+    if (end > file && end[-1] == ':') {
+        end--;  // "run:best:" is the file run:best, without a key
+    } else {
+        const char *colon = NULL;
+        for (const char *c = file; c < end; c++)
+            if (*c == ':') colon = c;
+        if (colon && colon > file && is_entry_key(colon + 1, (size_t)(end - colon - 1))) key = colon + 1, end = colon;
+    }
+    const size_t path_len = (size_t)(end - file), key_len = key ? strlen(key) : 0;
+    if (!path_len) {
+        snprintf(err, len, "--weights %s: expected a FILE, found none", shown(value, strlen(value)).text);
+        return 0;
+    }
+    if (path_len >= sizeof opt->weights[0].path || key_len >= sizeof opt->weights[0].key) {
+        snprintf(err, len, "--weights %s: expected a FILE of fewer than %zu bytes and a KEY of fewer than %zu, "
+                 "found %zu and %zu", shown(value, strlen(value)).text, sizeof opt->weights[0].path,
+                 sizeof opt->weights[0].key, path_len, key_len);
         return 0;
     }
     for (int i = 0; i < opt->n_weights; i++)
@@ -193,11 +242,68 @@ static int parse_weights(Options *opt, const char *value, char *err, size_t len)
             else snprintf(err, len, "--weights FILE given twice (name the module: --weights NAME=FILE)");
             return 0;
         }
-    memcpy(opt->weights[opt->n_weights].name, value, name_len);
-    opt->weights[opt->n_weights].name[name_len] = '\0';
-    opt->weights[opt->n_weights].path = path;
-    opt->n_weights++;
+    struct CliWeights *w = &opt->weights[opt->n_weights++];
+    w->text = value;
+    memcpy(w->name, value, name_len);
+    w->name[name_len] = '\0';
+    memcpy(w->path, file, path_len);
+    w->path[path_len] = '\0';
+    memcpy(w->key, key ? key : "", key_len + 1);
+    w->module = -1;
     return 1;
+}
+
+// The chapter's modules as one text, "ca" or "sa_v2, exercise_3_1.sa_v1, ...".
+static void list_modules(char *buf, size_t len, const char *const *modules) {
+    buf[0] = '\0';
+    for (size_t i = 0, at = 0; modules && modules[i] && at + 1 < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", modules[i]);
+}
+
+// Whether a --weights NAME=FILE is for module m.
+static int named(const Options *opt, int m) {
+    for (int j = 0; j < opt->n_weights; j++)
+        if (opt->weights[j].name[0] && opt->weights[j].module == m) return 1;
+    return 0;
+}
+
+int cli_weights_modules(Options *opt, const char *const *modules, char *err, size_t len) {
+    int n = 0;
+    while (modules && modules[n]) n++;
+    char names[1024];
+    list_modules(names, sizeof names, modules);
+    if (opt->n_weights && !n) {
+        snprintf(err, len, "--weights %s: this chapter makes no module that --weights loads",
+                 shown(opt->weights[0].text, strlen(opt->weights[0].text)).text);
+        return CLI_USAGE;
+    }
+    // Each NAME=FILE first: it takes its module whatever the order given.
+    for (int i = 0; i < opt->n_weights; i++) {
+        const struct CliWeights *w = &opt->weights[i];
+        if (!w->name[0]) continue;
+        int m = 0;
+        while (m < n && strcmp(modules[m], w->name) != 0) m++;
+        if (m == n) {
+            const Shown value = shown(w->text, strlen(w->text));
+            snprintf(err, len, "--weights %s: this chapter makes no module %s (it makes %s); a file whose name "
+                     "holds '=' is given with its directory, ./%s", value.text, w->name, names, value.text);
+            return CLI_USAGE;
+        }
+        opt->weights[i].module = m;
+    }
+    // Then the plain FILE: the first module that no NAME=FILE names.
+    for (int i = 0; i < opt->n_weights; i++) {
+        if (opt->weights[i].name[0]) continue;
+        int m = 0;
+        while (m < n && named(opt, m)) m++;
+        if (m == n) {
+            snprintf(err, len, "--weights %s: every module this chapter makes (%s) has its own --weights NAME=FILE",
+                     shown(opt->weights[i].text, strlen(opt->weights[i].text)).text, names);
+            return CLI_USAGE;
+        }
+        opt->weights[i].module = m;
+    }
+    return CLI_OK;
 }
 
 static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char *err, size_t len) {
@@ -238,7 +344,7 @@ static int parse_args(int argc, char **argv, int allow_seed, Options *opt, char 
             return CLI_USAGE;
         } else if (n == 6 && !strncmp(arg, "--seed", n) && (allow_seed & CLI_SEEDS)) slot = &seed_text, name = "--seed";
         else if (n == 6 && !strncmp(arg, "--skip", n) && (allow_seed & CLI_SEEDS)) slot = &skip_text, name = "--skip";
-        else if (n == 9 && !strncmp(arg, "--weights", n) && (allow_seed & CLI_SEEDS))
+        else if (n == 9 && !strncmp(arg, "--weights", n) && (allow_seed & CLI_WEIGHTS))
             slot = &weights_text, name = "--weights";
         else if (n == 9 && !strncmp(arg, "--weights", n)) {
             snprintf(err, len, "--weights: this chapter makes no module");

@@ -149,25 +149,26 @@ Tokenizer tiktoken_get_encoding(Run *run, const char *name) {
     const char *vocab_path = run->opt.vocab;
     Bpe **bpe = &run->loader.bpe;
     if (!*bpe) {
-        char err[512];
+        // --vocab FILE, read as --text is (a regular file, at most 64 MiB), or the copy built in;
+        // then parsed, in one place: its out of memory is exit 3, whichever it was.
+        char err[512], shown[4200];
+        size_t n = 0;
+        char *read = NULL;
+        const void *bytes;
         if (vocab_path) {
-            // --vocab FILE: read as --text is (a regular file, at most 64 MiB), then parsed.
-            char shown[4200];
-            size_t n = 0;
             text_escape(shown, sizeof shown, vocab_path);
-            char *bytes = read_file(vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
-            *bpe = bpe_load_mem(bytes, n, err, sizeof err);
-            free(bytes);
-            if (!*bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
-            if (!*bpe)
-                die(EXIT_BAD_INPUT, "%s: --vocab: expected GPT-2's vocabulary as tiktoken writes it (\"<base64> "
-                    "<rank>\" lines, %u tokens), found %s", shown, BPE_GPT2_N_RANKS, err);
+            bytes = read = read_file(vocab_path, shown, "--vocab", "a tiktoken vocabulary", &n);
         } else {
             const BuiltinFile *f = builtin(run, "gpt2.tiktoken", "--vocab");
-            *bpe = bpe_load_mem(f->bytes, f->size, err, sizeof err);
-            if (!*bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
-            if (!*bpe) die(EXIT_BAD_INPUT, "gpt2.tiktoken (built in): %s", err);
+            snprintf(shown, sizeof shown, "gpt2.tiktoken (built in)");
+            bytes = f->bytes, n = f->size;
         }
+        *bpe = bpe_load_mem(bytes, n, err, sizeof err);
+        free(read);
+        if (!*bpe && !strcmp(err, bpe_status_str(BPE_E_NOMEM))) die_oom(0, "the vocabulary");
+        if (!*bpe)
+            die(EXIT_BAD_INPUT, "%s: %sexpected GPT-2's vocabulary as tiktoken writes it (\"<base64> <rank>\" lines, "
+                "%u tokens), found %s", shown, vocab_path ? "--vocab: " : "", BPE_GPT2_N_RANKS, err);
     }
     return (Tokenizer){*bpe};
 }

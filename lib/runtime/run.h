@@ -32,17 +32,19 @@
 #include "torch_generator.h"
 
 #define RUN_MAX_KEYS 400    // a module's parameters (the wrapper: 64 heads of 6, and out_proj)
-#define RUN_MAX_MODULES 32  // modules one chapter makes, for the message naming them
-
-// weights.c's part: the --weights files, and the module being made.
+// weights.c's part: the --weights files, the chapter's modules, and the module being made.
 typedef struct {
     int n;
     struct {
-        const char *name;   // "" for the plain --weights FILE
+        const char *text;   // the --weights value as typed
         const char *path;
+        const char *key;    // FILE:KEY's entry, or NULL
+        int module;         // the module it is for: an index into modules
         PthStateDict sd;
-        char module[64];    // the module it went to, once made ("" until then)
     } file[CLI_MAX_WEIGHTS];
+    const char *const *modules;  // the modules the chapter makes, in order (chapter_begin's names)
+    int n_modules;
+    int n_made;             // how many it has made so far
     // The module being made.
     char module[64];
     int at;                 // its file, or -1
@@ -51,9 +53,6 @@ typedef struct {
         char key[96];
         Size size;
     } keys[RUN_MAX_KEYS];   // its parameters in the order it made them
-    // Every module made, for weights_end's message.
-    char made[RUN_MAX_MODULES][64];
-    int n_made;
 } RunWeights;
 
 typedef struct Run {

@@ -1,9 +1,13 @@
 // weights.c: see weights.h.
 #include "weights.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
@@ -11,15 +15,46 @@
 #include "print.h"
 #include "state_dict.h"
 
-void weights_begin(Run *run) {
+static const char *kind_of(mode_t mode) {
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a regular file";
+}
+
+// The file can be opened and is a regular file, else one line saying what
+// the system found (opened without blocking: a FIFO is refused, not waited for).
+static void check_openable(const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        const int e = errno;
+        die(EXIT_BAD_INPUT, "%s: --weights: expected a readable file that torch.save wrote, found %s", path,
+            e == ENOENT ? "no such file" : e == EACCES ? "a file this user may not read (permission denied)"
+                                                      : strerror(e));
+    }
+    struct stat st;
+    const int stat_ok = fstat(fd, &st) == 0;
+    close(fd);
+    if (!stat_ok || !S_ISREG(st.st_mode))
+        die(EXIT_BAD_INPUT, "%s: --weights: expected a regular file that torch.save wrote, found %s", path,
+            stat_ok ? kind_of(st.st_mode) : "one whose kind cannot be read");
+}
+
+void weights_begin(Run *run, const char *const *modules) {
     const Options *opt = &run->opt;
     RunWeights *w = &run->weights;
     w->at = -1;
+    w->modules = modules;
+    while (modules && modules[w->n_modules]) w->n_modules++;
     char err[PTH_ERR_LEN];
     for (int i = 0; i < opt->n_weights; i++) {
-        w->file[i].name = opt->weights[i].name;
+        w->file[i].text = opt->weights[i].text;
         w->file[i].path = opt->weights[i].path;
-        if (!pth_load(w->file[i].path, &w->file[i].sd, err, sizeof err)) die(EXIT_BAD_INPUT, "%s", err);
+        w->file[i].module = opt->weights[i].module;
+        if (w->file[i].module < 0 || w->file[i].module >= w->n_modules)
+            die_internal("--weights %s: no module chosen for it", w->file[i].text);
+        check_openable(w->file[i].path);
+        w->file[i].key = opt->weights[i].key[0] ? opt->weights[i].key : NULL;
+        if (!pth_load_select(w->file[i].path, w->file[i].key, &w->file[i].sd, err, sizeof err))
+            die(EXIT_BAD_INPUT, "%s", err);
         w->n = i + 1;
     }
 }
@@ -27,18 +62,30 @@ void weights_begin(Run *run) {
 int weights_count(const Run *run) { return run->weights.n; }
 const char *weights_path(const Run *run, int i) { return run->weights.file[i].path; }
 
+// The chapter's modules, "sa_v2, exercise_3_1.sa_v1, ...", for a message.
+static void module_list(const RunWeights *w, char *buf, size_t len) {
+    buf[0] = '\0';
+    for (int m = 0, at = 0; m < w->n_modules && at >= 0 && (size_t)at + 1 < len; m++)
+        at += snprintf(buf + at, len - (size_t)at, "%s%s", m ? ", " : "", w->modules[m]);
+}
+
 void weights_module_begin(Run *run, const char *name) {
     RunWeights *w = &run->weights;
+    // The chapter's list (chapter_begin) says which module comes next.
+    const int m = w->n_made;
+    if (m >= w->n_modules || strcmp(w->modules[m], name) != 0) {
+        char list[1024];
+        module_list(w, list, sizeof list);
+        die_internal("the chapter makes the module %s as its module %d, but its chapter_begin lists %s (%s)", name,
+                     m + 1, m < w->n_modules ? w->modules[m] : "no more", w->n_modules ? list : "none");
+    }
+    w->n_made++;
     snprintf(w->module, sizeof w->module, "%s", name);
-    w->at = -1;
     w->n_keys = 0;
-    if (w->n_made < RUN_MAX_MODULES) snprintf(w->made[w->n_made++], sizeof w->made[0], "%s", name);
-    // The file named for it, else the plain --weights FILE if no module has taken it yet.
-    for (int pass = 0; pass < 2 && w->at < 0; pass++)
-        for (int i = 0; i < w->n && w->at < 0; i++)
-            if (!w->file[i].module[0] && (pass == 0 ? !strcmp(w->file[i].name, name) : !w->file[i].name[0]))
-                w->at = i;
-    if (w->at >= 0) snprintf(w->file[w->at].module, sizeof w->file[0].module, "%s", name);
+    // Its file, if a --weights is for it (cli_weights_modules chose).
+    w->at = -1;
+    for (int i = 0; i < w->n; i++)
+        if (w->file[i].module == m) w->at = i;
 }
 
 static int find(const PthStateDict *sd, const char *key) {
@@ -66,12 +113,6 @@ void weights_fill(Run *run, const char *name, Tensor t) {
     // shape, is refused when the module is made (weights_module_made).
     if (k >= 0 && size_equal(shape(sd->tensors[k]), shape(t)))
         memcpy(t.data, sd->tensors[k].data, (size_t)numel(t) * sizeof(float));
-}
-
-// Appends to msg as far as it goes (the line is cut, never overrun).
-static void add(char *msg, size_t len, const char *fmt, const char *a, const char *b, const char *c) {
-    size_t at = strlen(msg);
-    if (at + 1 < len) snprintf(msg + at, len - at, fmt, a, b, c);
 }
 
 void weights_module_made(Run *run, const char *cls, int n_buffers, const char *const *buffer_keys,
@@ -110,22 +151,20 @@ void weights_module_made(Run *run, const char *cls, int n_buffers, const char *c
                         context_length, context_length, (double)m.data[i * context_length + j], i, j);
     }
     char note[600];
-    snprintf(note, sizeof note, "%s.load_state_dict(torch.load(\"%s\")): its parameters from that file", w->module,
-             path);
+    const char *key = w->file[w->at].key;
+    snprintf(note, sizeof note, "%s.load_state_dict(torch.load(\"%s\")%s%s%s): its parameters from that file",
+             w->module, path, key ? "[\"" : "", key ? key : "", key ? "\"]" : "");
     print_note("#", note);
     w->at = -1;
 }
 
 void weights_end(Run *run) {
     RunWeights *w = &run->weights;
-    for (int i = 0; i < w->n; i++) {
-        if (w->file[i].module[0]) continue;
-        char made[RUN_MAX_MODULES * 66] = "";
-        for (int m = 0; m < w->n_made; m++) add(made, sizeof made, "%s%s%s", m ? ", " : "", w->made[m], "");
-        if (w->file[i].name[0])
-            die(EXIT_USAGE, "--weights %s=%s: this chapter makes no module %s (it makes: %s)", w->file[i].name,
-                w->file[i].path, w->file[i].name, w->n_made ? made : "none that --weights loads");
-        die(EXIT_USAGE, "--weights %s: this chapter makes no module that --weights loads", w->file[i].path);
+    if (w->n_made != w->n_modules) {
+        char list[1024];
+        module_list(w, list, sizeof list);
+        die_internal("the chapter made %d module%s, but its chapter_begin lists %d (%s)", w->n_made,
+                     w->n_made == 1 ? "" : "s", w->n_modules, list);
     }
     for (int i = 0; i < w->n; i++) pth_state_dict_free(&w->file[i].sd);
     w->n = 0;

@@ -3,8 +3,9 @@
 //
 // The input is an argument vector: its pieces separated by NUL bytes, after
 // a fixed argv[0]. Each vector is parsed as a chapter that draws no
-// weights (allow_seed 0), as one that does (CLI_SEEDS), and as the one that
-// also reads a text (CLI_SEEDS | CLI_TEXT). Checked besides the sanitizers:
+// weights (allow_seed 0), as one that does (CLI_SEEDS), and as one that
+// also reads a text and makes modules (CLI_SEEDS | CLI_TEXT | CLI_WEIGHTS).
+// Checked besides the sanitizers:
 //   - a usage error is one non-empty line, cut to fit the buffer;
 //   - a success holds only option values that are non-empty arguments of
 //     argv, a seed that round-trips (the uint64 strtoull or strtoll gives for
@@ -15,6 +16,8 @@
 //     --seed is allowed, and one that parses without --text identically
 //     when --text is allowed; --text is accepted only where allowed, with a
 //     non-empty argument of argv; argv is left untouched;
+//   - a --weights value's NAME, FILE and KEY spell it again, and
+//     cli_weights_modules gives it a module of the list or a usage error;
 //   - torch_parse_seed agrees with strtoull/strtoll on every piece.
 #include <errno.h>
 #include <stdint.h>
@@ -80,6 +83,25 @@ static void check_value(const char *what, const char *p, int argc, char **argv) 
     if (!points_into_argv(p, argc, argv)) broken(what, "value does not point into argv");
 }
 
+// A --weights value as read (cli.h's rule): its NAME=, FILE and :KEY spell
+// the value again (less the one ':' a value ending in ':' loses), FILE is
+// never empty, and cli_weights_modules gives it a module of the list or a
+// usage error.
+static void check_weights(Options *opt, int i, int argc, char **argv) {
+    const struct CliWeights *w = &opt->weights[i];
+    check_value("--weights", w->text, argc, argv);
+    if (!w->path[0]) broken("cli_parse", "--weights with an empty FILE");
+    static char again[sizeof w->name + sizeof w->path + sizeof w->key + 3];
+    snprintf(again, sizeof again, "%s%s%s%s%s", w->name, w->name[0] ? "=" : "", w->path, w->key[0] ? ":" : "", w->key);
+    const size_t n = strlen(w->text), m = strlen(again);
+    if (strcmp(again, w->text) != 0 && !(!w->key[0] && n == m + 1 && w->text[m] == ':' && !strncmp(again, w->text, m)))
+        broken("cli_parse: --weights NAME, FILE and KEY do not spell the value", w->text);
+    static const char *const modules[] = {"mha", "exercise_3_2.mha", NULL};
+    char err[256];
+    if (cli_weights_modules(opt, modules, err, sizeof err) == CLI_OK && (w->module < 0 || w->module > 1))
+        broken("cli_weights_modules", "a module outside the list");
+}
+
 // One parse with an error buffer of exactly `len` bytes (heap: ASan sees overruns).
 static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len) {
     char *err = malloc(len);
@@ -115,6 +137,8 @@ static int parse(int argc, char **argv, int allow_seed, Options *opt, size_t len
             for (int j = 0; j < i; j++)
                 if (!strcmp(opt->seeds[i].site, opt->seeds[j].site)) broken("cli_parse", "two seeds for one site");
         }
+        if (!(allow_seed & CLI_WEIGHTS) && opt->n_weights) broken("cli_parse", "--weights accepted by a chapter without modules");
+        for (int i = 0; i < opt->n_weights; i++) check_weights(opt, i, argc, argv);
     }
     free(err);
     return rc;
@@ -159,7 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             broken("cli_parse", "allowing --seed changed the result of a command line without it");
     }
     Options texts;
-    int rc2 = parse(argc, argv, CLI_SEEDS | CLI_TEXT, &texts, 512);
+    int rc2 = parse(argc, argv, CLI_SEEDS | CLI_TEXT | CLI_WEIGHTS, &texts, 512);
     if (rc1 == CLI_OK) {
         if (rc2 != CLI_OK) broken("cli_parse", "allowing --text rejected a command line without it");
         if (texts.fixture != with.fixture || texts.group != with.group || texts.dump != with.dump ||
