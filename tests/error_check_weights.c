@@ -25,8 +25,8 @@
 // and on the chapter each case names, every case of DIR/weights/bad.tsv
 // (tools/cases/weights_cases.py: CausalAttention's missing key, unexpected keys,
 // wrong shape, transposed weight, keys with the prefix `module.` or
-// `_orig_mod.`, other mask, a training checkpoint without and with
-// :model_state_dict, torch.save(model), dict(named_parameters()); the bonus
+// `_orig_mod.`, other mask, a training checkpoint without its key,
+// torch.save(model), dict(named_parameters()); the bonus
 // notebook's MHAPyTorchClass given its nn.MultiheadAttention's state_dict
 // alone, MHAPyTorchSDPAWithoutFlash a bool mask other than its own), as
 // --weights ARG on the fixture the case names, with --dump: the same checks,
@@ -133,9 +133,9 @@ static int weights_path_cases(Chapter *ch, const char *good) {
         const char *kase, *name, *mention;
         int make;  // 0 nothing, 1 a directory, 2 a file of mode 000
     } t[] = {
-        {"weights_missing", "no_such.pth", "--weights&expected a readable file&found no such file", 0},
-        {"weights_directory", "dir.pth", "--weights&expected a regular file&found a directory", 1},
-        {"weights_unreadable", "unreadable.pth", "--weights&expected a readable file&permission denied", 2},
+        {"weights_missing", "no_such.pth", "expected a readable file&no such file or directory", 0},
+        {"weights_directory", "dir.pth", "expected a regular file&is a directory", 1},
+        {"weights_unreadable", "unreadable.pth", "expected a readable file&permission denied", 2},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         if (!selected(t[i].kase)) continue;
@@ -172,7 +172,7 @@ static int weights_path_cases(Chapter *ch, const char *good) {
         n++;
         if (run_or_fail("weights_path_with_colon_and_key", ch->name, args, &opt, NULL, &v)) {
             check_failure(ch->name, 1, &v);
-            must_mention(&v, "", ": run: --weights&found no such file");
+            must_mention(&v, "", ": run: expected a readable file&no such file");
             finish("weights_path_with_colon_and_key", ch->name, &v);
         }
     }

@@ -1,42 +1,15 @@
 // weights.c: see weights.h.
 #include "weights.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "alloc.h"
 #include "error.h"
 #include "pth.h"
 #include "print.h"
 #include "state_dict.h"
-
-static const char *kind_of(mode_t mode) {
-    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
-           : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a regular file";
-}
-
-// The file can be opened and is a regular file, else one line saying what
-// the system found (opened without blocking: a FIFO is refused, not waited for).
-static void check_openable(const char *path) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        const int e = errno;
-        die(EXIT_BAD_INPUT, "%s: --weights: expected a readable file that torch.save wrote, found %s", path,
-            e == ENOENT ? "no such file" : e == EACCES ? "a file this user may not read (permission denied)"
-                                                      : strerror(e));
-    }
-    struct stat st;
-    const int stat_ok = fstat(fd, &st) == 0;
-    close(fd);
-    if (!stat_ok || !S_ISREG(st.st_mode))
-        die(EXIT_BAD_INPUT, "%s: --weights: expected a regular file that torch.save wrote, found %s", path,
-            stat_ok ? kind_of(st.st_mode) : "one whose kind cannot be read");
-}
 
 void weights_begin(Run *run, const char *const *modules) {
     const Options *opt = &run->opt;
@@ -51,7 +24,6 @@ void weights_begin(Run *run, const char *const *modules) {
         w->file[i].module = opt->weights[i].module;
         if (w->file[i].module < 0 || w->file[i].module >= w->n_modules)
             die_internal("--weights %s: no module chosen for it", w->file[i].text);
-        check_openable(w->file[i].path);
         w->file[i].key = opt->weights[i].key[0] ? opt->weights[i].key : NULL;
         if (!pth_load_select(w->file[i].path, w->file[i].key, &w->file[i].sd, err, sizeof err))
             die(EXIT_BAD_INPUT, "%s", err);
