@@ -38,7 +38,7 @@ Tensor causal_mask_bool(const char *module, int context_length, int num_tokens) 
 
 Tensor attention_materialised(const Recorder *rec, const char *name, Dropout *dropout, Tensor queries, Tensor keys,
                               Tensor values, Tensor mask_bool, int softmax_dim, double scale,
-                              AttentionActivations *keep) {
+                              AttentionSaved *keep) {
     Tensor keys_T = keys.ndim == 2 ? torch_T(keys) : torch_transpose(keys, keys.ndim - 2, keys.ndim - 1);
     Tensor attn_scores = torch_matmul(queries, keys_T);  // dot product for each (head and) batch item
     tensor_free(keys_T);
@@ -48,7 +48,7 @@ Tensor attention_materialised(const Recorder *rec, const char *name, Dropout *dr
     tensor_free(scaled);
     Tensor softmax_out = attn_weights;
     if (keep) {  // the backward reads the softmax output and dropout's factor
-        *keep = (AttentionActivations){.x = keep->x, .keys = keys, .queries = queries, .values = values,
+        *keep = (AttentionSaved){.x = keep->x, .keys = keys, .queries = queries, .values = values,
                                        .attn_weights = softmax_out};
         if (dropout) attn_weights = dropout_forward_keep(dropout, attn_weights, &keep->noise);
     } else if (dropout) {
@@ -69,7 +69,7 @@ Tensor attention_materialised(const Recorder *rec, const char *name, Dropout *dr
 
 Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name, Dropout *dropout, Tensor queries,
                          Tensor keys, Tensor values, Tensor held_mask, int softmax_dim, double scale,
-                         AttentionActivations *keep) {
+                         AttentionSaved *keep) {
     if (queries.ndim < 3 || !size_equal(shape(queries), shape(keys)) || !size_equal(shape(queries), shape(values)))
         die_internal("%s: attention: expected queries, keys, values of one shape (b, T, d) or (b, h, T, hd)", name);
     if (!mode.keep) keep = NULL;
@@ -82,7 +82,7 @@ Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name
         scores.dims[last] = T;
         Tensor noise = dropout_factor(dropout, scores);
         Tensor context = ops_fused_attention(queries, keys, values, noise, true, scale);
-        if (keep) *keep = (AttentionActivations){.x = keep->x, .keys = keys, .queries = queries, .values = values,
+        if (keep) *keep = (AttentionSaved){.x = keep->x, .keys = keys, .queries = queries, .values = values,
                                                  .noise = noise};
         else if (noise.data) tensor_free(noise);
         return context;
@@ -113,12 +113,12 @@ Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name
     return context;
 }
 
-void attention_backward_kept(const AttentionActivations *act, Tensor dcontext, double scale, bool causal, int softmax_dim,
+void attention_backward_kept(const AttentionSaved *saved, Tensor dcontext, double scale, bool causal, int softmax_dim,
                         Tensor *dq, Tensor *dk, Tensor *dv) {
-    const Size s = shape(act->queries);
-    const int T = dim(act->queries, -2), d = dim(act->queries, -1);
+    const Size s = shape(saved->queries);
+    const int T = dim(saved->queries, -2), d = dim(saved->queries, -1);
     *dq = tensor_empty(s), *dk = tensor_empty(s), *dv = tensor_empty(s);
-    attend_fast_backward(dq->data, dk->data, dv->data, dcontext.data, act->queries.data, act->keys.data,
-                            act->values.data, act->attn_weights.data, act->noise.data, numel(act->queries) / ((long)T * d),
+    attend_fast_backward(dq->data, dk->data, dv->data, dcontext.data, saved->queries.data, saved->keys.data,
+                            saved->values.data, saved->attn_weights.data, saved->noise.data, numel(saved->queries) / ((long)T * d),
                             T, d, (float)scale, causal, softmax_dim);
 }

@@ -20,7 +20,7 @@
 #ifndef LITATTN_ATTENTION_H
 #define LITATTN_ATTENTION_H
 
-#include "activations.h"
+#include "saved.h"
 #include "dropout.h"
 #include "mode.h"
 #include "recorder.h"
@@ -49,13 +49,13 @@ Tensor causal_mask_bool(const char *module, int context_length, int num_tokens);
 //                                                    dropout NULL: none
 //   returns        attn_weights @ values             queries' shape but its last dim, values'
 // rec (NULL: none) gets keys, queries, values, attn_scores and attn_weights
-// under `name`. keep: NULL, or where the backward's activations go:
+// under `name`. keep: NULL, or where the backward reads goes:
 // queries, keys and values (kept, not copied: the caller then leaves them to
 // *keep), the softmax output and dropout's factor. q, k, v, mask_bool are
 // not freed here.
 Tensor attention_materialised(const Recorder *rec, const char *name, Dropout *dropout, Tensor queries, Tensor keys,
                               Tensor values, Tensor mask_bool, int softmax_dim, double scale,
-                              AttentionActivations *keep);
+                              AttentionSaved *keep);
 
 // The causal attention of every attention module on the path mode.attention
 // says (mode.h):
@@ -73,14 +73,14 @@ Tensor attention_materialised(const Recorder *rec, const char *name, Dropout *dr
 // backward computes it again); else the caller frees q, k, v.
 Tensor attention_forward(ComputeMode mode, const Recorder *rec, const char *name, Dropout *dropout, Tensor queries,
                          Tensor keys, Tensor values, Tensor held_mask, int softmax_dim, double scale,
-                         AttentionActivations *keep);
+                         AttentionSaved *keep);
 
 // The backward of attention_forward (or attention_materialised) over what it
-// kept in *act: dcontext (the context's shape, (T, d), (b, T, d) or (b, h, T, hd))
+// kept in *saved: dcontext (the context's shape, (T, d), (b, T, d) or (b, h, T, hd))
 // -> *dq, *dk, *dv (new, queries' shape), attend.h attend_ref_backward's
 // order of operations. causal: whether the forward masked (every module but
 // the 2-D self-attention).
-void attention_backward_kept(const AttentionActivations *act, Tensor dcontext, double scale, bool causal, int softmax_dim,
+void attention_backward_kept(const AttentionSaved *saved, Tensor dcontext, double scale, bool causal, int softmax_dim,
                         Tensor *dq, Tensor *dk, Tensor *dv);
 
 #endif

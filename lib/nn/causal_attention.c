@@ -36,7 +36,7 @@ void causal_attention_hold_mask(CausalAttention *m, MaskKind kind) {
     m->mask_kind = kind;
 }
 
-void causal_attention_forget(CausalAttention *m) { attention_activations_free(&m->act); }
+void causal_attention_forget(CausalAttention *m) { attention_saved_free(&m->saved); }
 
 Tensor causal_attention_forward(CausalAttention *m, Tensor x) { return causal_attention_forward_as(m, x, m->mode); }
 
@@ -56,14 +56,14 @@ Tensor causal_attention_forward_as(CausalAttention *m, Tensor x, ComputeMode mod
         held = torch_slice2(whole, num_tokens, num_tokens);
         tensor_free(whole);
     }
-    m->act.x = x;
+    m->saved.x = x;
     Tensor context_vec = attention_forward(mode, &m->rec, m->name, &m->dropout, queries, keys, values, held,
-                                           m->softmax_dim, attention_scale(m->d_out), &m->act);
+                                           m->softmax_dim, attention_scale(m->d_out), &m->saved);
     if (held.data) tensor_free(held);
     if (!mode.keep) {
         Tensor tmp[] = {keys, queries, values};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        m->act = (AttentionActivations){0};
+        m->saved = (AttentionSaved){0};
     }
     if (mode.attention == ATTENTION_RECORDED) RECORD(&m->rec, m->name, context_vec);
     return context_vec;
@@ -78,19 +78,19 @@ Tensor causal_attention_forward_as(CausalAttention *m, Tensor x, ComputeMode mod
 //        (T, d_out) keeps it column-major (its bias is summed column by column),
 //        with b > 1 reshape copies it row-major.
 void causal_attention_backward_into(const CausalAttention *m, Tensor dout, CausalAttentionGrads *g, Tensor *dx) {
-    const AttentionActivations *act = &m->act;
-    if (!act->queries.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
-    const int b = dim(act->x, 0), T = dim(act->x, 1);
+    const AttentionSaved *saved = &m->saved;
+    if (!saved->queries.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
+    const int b = dim(saved->x, 0), T = dim(saved->x, 1);
     if (numel(dout) != (long)b * T * m->d_out)
         die_internal("%s: backward: expected a gradient of the output's size", m->name);
     // 5-2.
     Tensor dq, dk, dv;
-    attention_backward_kept(act, dout, attention_scale(m->d_out), true, m->softmax_dim, &dq, &dk, &dv);
+    attention_backward_kept(saved, dout, attention_scale(m->d_out), true, m->softmax_dim, &dq, &dk, &dv);
     // 1.
-    linear_backward(&m->W_value, act->x, dv, &g->W_value, dx, false);
-    linear_backward(&m->W_query, act->x, dq, &g->W_query, dx, false);
-    linear_backward(&m->W_key, act->x, dk, &g->W_key, dx, b == 1 && T > 1);
+    linear_backward(&m->W_value, saved->x, dv, &g->W_value, dx, false);
+    linear_backward(&m->W_query, saved->x, dq, &g->W_query, dx, false);
+    linear_backward(&m->W_key, saved->x, dk, &g->W_key, dx, b == 1 && T > 1);
     tensor_free(dq);
     tensor_free(dk);
     tensor_free(dv);

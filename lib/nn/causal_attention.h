@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
@@ -38,7 +38,7 @@ typedef struct {
     int softmax_dim;                 // -1, as the book; the `recorded` Exercise 3.2 variant's old class: 1
     ComputeMode mode;                // how forward() computes (mode.h)
     Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;        // what the last forward with mode.keep kept for the backward
 } CausalAttention;
 
 // CausalAttention(d_in, d_out, context_length, dropout, qkv_bias), computing as `mode` says.

@@ -41,11 +41,11 @@ Tensor split_heads_of(Tensor t, int num_heads) {
     return out;
 }
 
-void causal_heads_backward(const AttentionActivations *act, Tensor dmerged, double scale, Tensor *dq, Tensor *dk,
+void causal_heads_backward(const AttentionSaved *saved, Tensor dmerged, double scale, Tensor *dq, Tensor *dk,
                            Tensor *dv) {
-    const int b = dim(act->queries, 0), h = dim(act->queries, 1), T = dim(act->queries, 2), hd = dim(act->queries, 3);
-    Tensor dctx = tensor_empty(shape(act->queries));
+    const int b = dim(saved->queries, 0), h = dim(saved->queries, 1), T = dim(saved->queries, 2), hd = dim(saved->queries, 3);
+    Tensor dctx = tensor_empty(shape(saved->queries));
     layout_heads_split(dctx.data, dmerged.data, b, T, h, hd);  // merge_heads' backward
-    attention_backward_kept(act, dctx, scale, true, -1, dq, dk, dv);
+    attention_backward_kept(saved, dctx, scale, true, -1, dq, dk, dv);
     tensor_free(dctx);
 }

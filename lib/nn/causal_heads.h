@@ -9,7 +9,7 @@
 #ifndef LITATTN_CAUSAL_HEADS_H
 #define LITATTN_CAUSAL_HEADS_H
 
-#include "activations.h"
+#include "saved.h"
 #include "tensor.h"
 
 // (b, T, 3, h, hd) packed projections -> q, k, v (b, h, T, hd) each, new: the
@@ -22,10 +22,10 @@ Tensor merge_heads(Tensor heads);
 Tensor split_heads_of(Tensor t, int num_heads);
 
 // The attention's backward through merge_heads, over what attention_forward
-// kept in *act (its queries, keys, values (b, h, T, hd), dropout's factor,
+// kept in *saved (its queries, keys, values (b, h, T, hd), dropout's factor,
 // the softmax output where it was made): dmerged (b, T, h * hd) -> *dq, *dk,
 // *dv (b, h, T, hd) each, new.
-void causal_heads_backward(const AttentionActivations *act, Tensor dmerged, double scale, Tensor *dq, Tensor *dk,
+void causal_heads_backward(const AttentionSaved *saved, Tensor dmerged, double scale, Tensor *dq, Tensor *dk,
                            Tensor *dv);
 
 #endif

@@ -31,11 +31,11 @@ void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, Li
     }
 }
 
-void attention_activations_free(AttentionActivations *act) {
-    Tensor t[] = {act->keys, act->queries, act->values, act->attn_weights, act->noise, act->context, act->attn_output};
+void attention_saved_free(AttentionSaved *saved) {
+    Tensor t[] = {saved->keys, saved->queries, saved->values, saved->attn_weights, saved->noise, saved->context, saved->attn_output};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i].data) tensor_free(t[i]);
-    *act = (AttentionActivations){0};
+    *saved = (AttentionSaved){0};
 }
 
 Gradients module_sum_backward(const ModuleOps *ops, void *m, const char *name, Tensor x) {

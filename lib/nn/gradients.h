@@ -17,7 +17,7 @@
 #ifndef LITATTN_GRADIENTS_H
 #define LITATTN_GRADIENTS_H
 
-#include "activations.h"
+#include "saved.h"
 #include "linear.h"
 #include "tensor.h"
 
@@ -43,8 +43,8 @@ void gradients_add(Gradients *g, const char *prefix, const char *key, Tensor gra
 // A Linear attribute's parameters in named_parameters() order: "<attr>.weight", then "<attr>.bias" if it has one.
 void gradients_add_linear(Gradients *g, const char *prefix, const char *attr, LinearGrad lg);
 
-// Frees what a forward kept in *act (the input aside, which it does not own) and empties it.
-void attention_activations_free(AttentionActivations *act);
+// Frees what a forward kept in *saved (the input aside, which it does not own) and empties it.
+void attention_saved_free(AttentionSaved *saved);
 
 // What module_sum_backward needs of a module, each a one-line adapter over the
 // module's own functions (m is the module, X *):
@@ -63,9 +63,9 @@ typedef struct {
 } ModuleOps;
 
 // x.requires_grad_(); loss = m(x).sum(); loss.backward(): the forward again
-// (the forward cell reported its locals; this one reports none), keeping its
-// activations, then the backward of a gradient of ones (out.sum()'s), the
-// activations forgotten. Returns every parameter's .grad in
+// (the forward cell reported its locals; this one reports none), saving what its
+// backward reads, then the backward of a gradient of ones (out.sum()'s), what
+// was saved then freed. Returns every parameter's .grad in
 // named_parameters() order, and x's (x's shape). name: the module's.
 Gradients module_sum_backward(const ModuleOps *ops, void *m, const char *name, Tensor x);
 

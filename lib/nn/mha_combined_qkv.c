@@ -40,7 +40,7 @@ MultiHeadAttentionCombinedQKV mha_sdpa_new(const ParamSource *ps, const Recorder
     return mha_combined_qkv_new(ps, rec, mode, name, d_in, d_out, num_heads, context_length, dropout, qkv_bias);
 }
 
-void mha_combined_qkv_forget(MultiHeadAttentionCombinedQKV *m) { attention_activations_free(&m->act); }
+void mha_combined_qkv_forget(MultiHeadAttentionCombinedQKV *m) { attention_saved_free(&m->saved); }
 
 Tensor mha_combined_qkv_forward(MultiHeadAttentionCombinedQKV *m, Tensor x) {
     return mha_combined_qkv_forward_as(m, x, m->mode);
@@ -57,20 +57,20 @@ Tensor mha_combined_qkv_forward_as(MultiHeadAttentionCombinedQKV *m, Tensor x, C
     unpack_qkv_heads(qkv, m->num_heads, &queries, &keys, &values);
     tensor_free(qkv);
     // 3.
-    m->act.x = x;
+    m->saved.x = x;
     Tensor context_vec = attention_forward(mode, &m->rec, m->name, &m->dropout, queries, keys, values, (Tensor){0},
-                                           -1, attention_scale(m->head_dim), &m->act);
+                                           -1, attention_scale(m->head_dim), &m->saved);
     if (!mode.keep) {
         Tensor tmp[] = {queries, keys, values};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        m->act = (AttentionActivations){0};
+        m->saved = (AttentionSaved){0};
     }
     // 4.
     Tensor merged = merge_heads(context_vec);
     tensor_free(context_vec);
     // 5.
     Tensor out = linear_forward(&m->proj, merged);
-    if (mode.keep) m->act.context = merged;  // proj's backward reads its input
+    if (mode.keep) m->saved.context = merged;  // proj's backward reads its input
     else tensor_free(merged);
     return out;
 }
@@ -83,18 +83,18 @@ Tensor mha_combined_qkv_forward_as(MultiHeadAttentionCombinedQKV *m, Tensor x, C
 //      side in each row of dqkv (b, T, 3 * d_out)
 //   1. qkv: dW_qkv = dqkv^T @ x, dx = dqkv @ W_qkv (one sum over 3 * d_out)
 MultiHeadAttentionCombinedQKVGrads mha_combined_qkv_backward(const MultiHeadAttentionCombinedQKV *m, Tensor dout) {
-    const AttentionActivations *act = &m->act;
-    if (!act->queries.data || !act->context.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
-    const int b = dim(act->x, 0), T = dim(act->x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
+    const AttentionSaved *saved = &m->saved;
+    if (!saved->queries.data || !saved->context.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
+    const int b = dim(saved->x, 0), T = dim(saved->x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
     if (numel(dout) != (long)b * T * d) die_internal("%s: backward: expected a gradient of the output's size", m->name);
     MultiHeadAttentionCombinedQKVGrads g = {0};
     // 5.
     Tensor dmerged = {0};
-    linear_backward(&m->proj, act->context, dout, &g.proj, &dmerged, false);
+    linear_backward(&m->proj, saved->context, dout, &g.proj, &dmerged, false);
     // 4-3.
     Tensor dq, dk, dv;
-    causal_heads_backward(act, dmerged, attention_scale(hd), &dq, &dk, &dv);
+    causal_heads_backward(saved, dmerged, attention_scale(hd), &dq, &dk, &dv);
     // 2.
     Tensor dqkv = tensor_empty(SIZE(b, T, 3 * d)), part = tensor_empty(SIZE(b, T, d));
     const Tensor parts[3] = {dq, dk, dv};
@@ -104,7 +104,7 @@ MultiHeadAttentionCombinedQKVGrads mha_combined_qkv_backward(const MultiHeadAtte
             memcpy(dqkv.data + r * 3 * d + (long)p * d, part.data + r * d, (size_t)d * sizeof(float));
     }
     // 1.
-    linear_backward(&m->qkv, act->x, dqkv, &g.qkv, &g.x, false);
+    linear_backward(&m->qkv, saved->x, dqkv, &g.qkv, &g.x, false);
     Tensor tmp[] = {dmerged, dq, dk, dv, dqkv, part};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;

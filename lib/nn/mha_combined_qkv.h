@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
@@ -31,7 +31,7 @@ typedef struct {
     Dropout dropout;           // nn.Dropout(dropout), or the SDPA classes' dropout_p
     ComputeMode mode;          // how forward() computes (mode.h)
     Recorder rec;              // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;  // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;  // what the last forward with mode.keep kept for the backward
 } MultiHeadAttentionCombinedQKV;
 
 // MultiHeadAttentionCombinedQKV(d_in, d_out, num_heads, context_length, dropout, qkv_bias)

@@ -19,7 +19,7 @@
 #include "layout.h"
 #include "rows.h"
 
-static Tensor param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
+static Tensor einsum_param(const ParamSource *ps, const char *module, const char *attr, Size s, double bound, bool randn) {
     char key[128];
     snprintf(key, sizeof key, "%s.%s", module, attr);
     Tensor t = tensor_empty(s);
@@ -40,9 +40,9 @@ MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, ComputeMode
                    .context_length = context_length, .mode = mode, .rec = *rec};
     snprintf(m.name, sizeof m.name, "%s", name);
     const Size ws = SIZE(d_in, d_out);
-    m.W_query = param(ps, name, "W_query", ws, 0, true);
-    m.W_key = param(ps, name, "W_key", ws, 0, true);
-    m.W_value = param(ps, name, "W_value", ws, 0, true);
+    m.W_query = einsum_param(ps, name, "W_query", ws, 0, true);
+    m.W_key = einsum_param(ps, name, "W_key", ws, 0, true);
+    m.W_value = einsum_param(ps, name, "W_value", ws, 0, true);
     // the biases start as torch.zeros(d_out): no draw
     m.out_proj = linear_in(ps, name, "out_proj", d_out, d_out, true);
     char key[96];
@@ -58,9 +58,9 @@ MHAEinsum mha_einsum_new(const ParamSource *ps, const Recorder *rec, ComputeMode
     }
     if (qkv_bias) {
         const double bb = 1.0 / sqrt((double)d_out);  // bound = 1 / math.sqrt(fan_in)
-        m.bias_q = param(ps, name, "bias_q", SIZE(d_out), bb, false);
-        m.bias_k = param(ps, name, "bias_k", SIZE(d_out), bb, false);
-        m.bias_v = param(ps, name, "bias_v", SIZE(d_out), bb, false);
+        m.bias_q = einsum_param(ps, name, "bias_q", SIZE(d_out), bb, false);
+        m.bias_k = einsum_param(ps, name, "bias_k", SIZE(d_out), bb, false);
+        m.bias_v = einsum_param(ps, name, "bias_v", SIZE(d_out), bb, false);
     }
     return m;
 }
@@ -84,7 +84,7 @@ static Tensor heads_of(Tensor t, int num_heads) {
     return heads;
 }
 
-void mha_einsum_forget(MHAEinsum *m) { attention_activations_free(&m->act); }
+void mha_einsum_forget(MHAEinsum *m) { attention_saved_free(&m->saved); }
 
 Tensor mha_einsum_forward(MHAEinsum *m, Tensor x) { return mha_einsum_forward_as(m, x, m->mode); }
 
@@ -99,19 +99,19 @@ Tensor mha_einsum_forward_as(MHAEinsum *m, Tensor x, ComputeMode mode) {
     Tensor K = heads_of(project(x, m->W_key, m->bias_k), m->num_heads);
     Tensor V = heads_of(project(x, m->W_value, m->bias_v), m->num_heads);
     // 3.
-    m->act.x = x;
+    m->saved.x = x;
     Tensor context_vec = attention_forward(mode, &m->rec, m->name, &m->dropout, Q, K, V, (Tensor){0}, -1,
-                                           attention_scale(m->head_dim), &m->act);
+                                           attention_scale(m->head_dim), &m->saved);
     if (!mode.keep) {
         Tensor tmp[] = {Q, K, V};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        m->act = (AttentionActivations){0};
+        m->saved = (AttentionSaved){0};
     }
     // 4-5.
     Tensor merged = merge_heads(context_vec);
     tensor_free(context_vec);
     Tensor out = linear_forward(&m->out_proj, merged);
-    if (mode.keep) m->act.context = merged;  // out_proj's backward reads its input
+    if (mode.keep) m->saved.context = merged;  // out_proj's backward reads its input
     else tensor_free(merged);
     return out;
 }
@@ -127,10 +127,10 @@ Tensor mha_einsum_forward_as(MHAEinsum *m, Tensor x, ComputeMode mode) {
 //      (V + K) + Q
 MHAEinsumGrads mha_einsum_backward(const MHAEinsum *m, Tensor dout) {
     if (m->bias_q.data) die(EXIT_BAD_INPUT, "%s: the backward with qkv_bias is not written", m->name);
-    const AttentionActivations *act = &m->act;
-    if (!act->queries.data || !act->context.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
-    const Tensor x = act->x;
+    const AttentionSaved *saved = &m->saved;
+    if (!saved->queries.data || !saved->context.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
+    const Tensor x = saved->x;
     const int b = dim(x, 0), T = dim(x, 1), h = m->num_heads, hd = m->head_dim, d = m->d_out;
     const int d_in = dim(m->W_query, 0);
     const long rows = (long)b * T;
@@ -138,10 +138,10 @@ MHAEinsumGrads mha_einsum_backward(const MHAEinsum *m, Tensor dout) {
     MHAEinsumGrads g = {0};
     // 5.
     Tensor dmerged = {0};
-    linear_backward(&m->out_proj, act->context, dout, &g.out_proj, &dmerged, false);
+    linear_backward(&m->out_proj, saved->context, dout, &g.out_proj, &dmerged, false);
     // 4-3.
     Tensor dq, dk, dv;
-    causal_heads_backward(act, dmerged, attention_scale(hd), &dq, &dk, &dv);
+    causal_heads_backward(saved, dmerged, attention_scale(hd), &dq, &dk, &dv);
     // 2-1. V first, then K, then Q
     Tensor dflat = tensor_empty(SIZE(b, T, d)), part = tensor_empty(SIZE(b, T, d_in));
     g.x = tensor_empty(SIZE(b, T, d_in));

@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
@@ -35,7 +35,7 @@ typedef struct {
     Dropout dropout;
     ComputeMode mode;                // how forward() computes (mode.h)
     Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;        // what the last forward with mode.keep kept for the backward
 } MHAEinsum;
 
 // MHAEinsum(d_in, d_out, context_length, dropout, num_heads, qkv_bias). ps

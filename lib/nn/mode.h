@@ -47,7 +47,7 @@ typedef struct {
 } ComputeMode;
 
 // The forward of loss = m(x).sum(); loss.backward() (module_sum_backward):
-// fused, nothing reported, its activations kept for the backward.
+// fused, nothing reported, what its backward reads saved.
 #define COMPUTE_FOR_BACKWARD ((ComputeMode){ATTENTION_FUSED, .keep = true})
 
 #endif

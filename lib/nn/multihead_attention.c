@@ -51,7 +51,7 @@ MultiHeadAttentionWrapper multihead_attention_wrapper_out_proj_new(const ParamSo
 
 void multihead_attention_wrapper_forget(MultiHeadAttentionWrapper *m) {
     for (int i = 0; i < m->num_heads; i++) causal_attention_forget(&m->heads[i]);
-    attention_activations_free(&m->act);
+    attention_saved_free(&m->saved);
 }
 
 Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor x) {
@@ -59,7 +59,7 @@ Tensor multihead_attention_wrapper_forward(MultiHeadAttentionWrapper *m, Tensor 
 }
 
 Tensor multihead_attention_wrapper_forward_as(MultiHeadAttentionWrapper *m, Tensor x, ComputeMode mode) {
-    attention_activations_free(&m->act);
+    attention_saved_free(&m->saved);
     // torch.cat([head(x) for head in self.heads], dim=-1)
     Tensor outs[MAX_HEADS];
     for (int i = 0; i < m->num_heads; i++) outs[i] = causal_attention_forward_as(&m->heads[i], x, mode);
@@ -69,12 +69,12 @@ Tensor multihead_attention_wrapper_forward_as(MultiHeadAttentionWrapper *m, Tens
     // return self.out_proj(context_vec)
     if (mode.attention == ATTENTION_RECORDED) RECORD(&m->rec, m->name, context_vec);
     Tensor out = linear_forward(&m->out_proj, context_vec);
-    if (mode.keep) m->act.context = context_vec;  // out_proj's backward reads its input
+    if (mode.keep) m->saved.context = context_vec;  // out_proj's backward reads its input
     else tensor_free(context_vec);
     return out;
 }
 
-// The largest input whose fused forward's activations (and a copy of it) are
+// The largest input whose fused forward's saved tensors (and a copy of it) are
 // kept for a backward that may follow (multihead_attention.h: last_input):
 // five tensors of at most 8 MiB. Exercise 3.3's (1, 1024, 768) is 2^19.6; the
 // bonus notebook's (8, 1024, 768), whose chapter runs no backward after its
@@ -110,7 +110,7 @@ long multihead_attention_parameters(const MultiHeadAttention *m) {
 }
 
 void multihead_attention_forget(MultiHeadAttention *m) {
-    attention_activations_free(&m->act);
+    attention_saved_free(&m->saved);
     if (m->last_input.data) tensor_free(m->last_input);
     m->last_input = (Tensor){0};
 }
@@ -142,20 +142,20 @@ Tensor multihead_attention_forward_as(MultiHeadAttention *m, Tensor x, ComputeMo
     Tensor queries = split_heads(m, linear_forward(&m->W_query, x));
     Tensor values = split_heads(m, linear_forward(&m->W_value, x));
     // 3-5.
-    m->act.x = x;
+    m->saved.x = x;
     Tensor per_head = attention_forward(run, &m->rec, m->name, &m->dropout, queries, keys, values, (Tensor){0}, -1,
-                                        attention_scale(m->head_dim), &m->act);  // (b, h, T, hd)
+                                        attention_scale(m->head_dim), &m->saved);  // (b, h, T, hd)
     if (!run.keep) {
         Tensor tmp[] = {keys, queries, values};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        m->act = (AttentionActivations){0};
+        m->saved = (AttentionSaved){0};
     }
     Tensor context_vec = torch_transpose(per_head, 1, 2);             // (b, T, h, hd)
     tensor_free(per_head);
     Tensor merged = view(torch_contiguous(context_vec), SIZE(b, num_tokens, m->d_out));
     // 6.
     context_vec = linear_forward(&m->out_proj, merged);               // optional projection
-    if (run.keep) m->act.context = merged;
+    if (run.keep) m->saved.context = merged;
     else tensor_free(merged);
     if (for_later) m->last_input = tensor_copy(x);
     if (mode.attention == ATTENTION_RECORDED) RECORD(&m->rec, m->name, context_vec);
@@ -177,10 +177,10 @@ MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiH
     // 3.
     Tensor dcat = dout;
     if (m->has_out_proj) {
-        if (!m->act.context.data)
-            die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
+        if (!m->saved.context.data)
+            die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
         dcat = (Tensor){0};
-        linear_backward(&m->out_proj, m->act.context, dout, &g.out_proj, &dcat, false);
+        linear_backward(&m->out_proj, m->saved.context, dout, &g.out_proj, &dcat, false);
     }
     const long rows = numel(dcat) / ((long)H * d_out);
     Tensor dhead = tensor_empty(SIZE((int)rows, d_out));
@@ -203,32 +203,32 @@ MultiHeadAttentionWrapperGrads multihead_attention_wrapper_backward(const MultiH
 //   1. the Linear layers value, query, key (newest first); as in
 //      CausalAttention, the key bias is summed column-major when b == 1.
 MultiHeadAttentionGrads multihead_attention_backward(const MultiHeadAttention *m, Tensor dout) {
-    const AttentionActivations *act = &m->act;
-    if (!act->queries.data || !act->context.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
-    const int b = dim(act->x, 0), T = dim(act->x, 1), h = m->num_heads, hd = m->head_dim;
+    const AttentionSaved *saved = &m->saved;
+    if (!saved->queries.data || !saved->context.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
+    const int b = dim(saved->x, 0), T = dim(saved->x, 1), h = m->num_heads, hd = m->head_dim;
     if (numel(dout) != (long)b * T * m->d_out)
         die_internal("%s: backward: expected a gradient of the output's size", m->name);
     MultiHeadAttentionGrads g = {0};
     const Size flat = SIZE(b, T, m->d_out), heads = SIZE(b, h, T, hd);
     // 6.
     Tensor dcontext = {0};
-    linear_backward(&m->out_proj, act->context, dout, &g.out_proj, &dcontext, false);
+    linear_backward(&m->out_proj, saved->context, dout, &g.out_proj, &dcontext, false);
     // 5.
     Tensor dctx_h = tensor_empty(heads);
     layout_heads_split(dctx_h.data, dcontext.data, b, T, h, hd);
     // 4-3.
     Tensor dq_h, dk_h, dv_h;
-    attention_backward_kept(act, dctx_h, attention_scale(hd), true, -1, &dq_h, &dk_h, &dv_h);
+    attention_backward_kept(saved, dctx_h, attention_scale(hd), true, -1, &dq_h, &dk_h, &dv_h);
     // 2.
     Tensor dq = tensor_empty(flat), dk = tensor_empty(flat), dv = tensor_empty(flat);
     layout_heads_merge(dq.data, dq_h.data, b, T, h, hd);
     layout_heads_merge(dk.data, dk_h.data, b, T, h, hd);
     layout_heads_merge(dv.data, dv_h.data, b, T, h, hd);
     // 1.
-    linear_backward(&m->W_value, act->x, dv, &g.W_value, &g.x, false);
-    linear_backward(&m->W_query, act->x, dq, &g.W_query, &g.x, false);
-    linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, b == 1 && T > 1);
+    linear_backward(&m->W_value, saved->x, dv, &g.W_value, &g.x, false);
+    linear_backward(&m->W_query, saved->x, dq, &g.W_query, &g.x, false);
+    linear_backward(&m->W_key, saved->x, dk, &g.W_key, &g.x, b == 1 && T > 1);
     Tensor tmp[] = {dcontext, dctx_h, dq_h, dk_h, dv_h, dq, dk, dv};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;
@@ -264,7 +264,7 @@ static Tensor mha_forward_keeping(void *p, Tensor x) {
         // torch runs the forward again; drawing nothing, it would give the
         // bits of the last forward, whose input had these very values: what
         // that forward kept serves. The output's shape is all rows_sum_backward reads.
-        m->act.x = x;
+        m->saved.x = x;
         tensor_free(m->last_input);
         m->last_input = (Tensor){0};
         return tensor_empty(SIZE(dim(x, 0), dim(x, 1), m->d_out));

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "causal_attention.h"
 #include "dropout.h"
 #include "gradients.h"
@@ -31,7 +31,7 @@ typedef struct {
     Linear out_proj;                   // (num_heads * d_out, num_heads * d_out), with a bias
     ComputeMode mode;                  // how forward() computes (mode.h), its heads' included
     Recorder rec;                      // where an ATTENTION_RECORDED forward reports context_vec (with out_proj)
-    AttentionActivations act;          // with mode.keep and out_proj: .context, out_proj's input
+    AttentionSaved saved;          // with mode.keep and out_proj: .context, out_proj's input
 } MultiHeadAttentionWrapper;
 
 MultiHeadAttentionWrapper multihead_attention_wrapper_new(const ParamSource *ps, const Recorder *rec,
@@ -57,10 +57,10 @@ typedef struct {
                                      // diagonal, made only as forward() needs it (causal_mask_bool)
     ComputeMode mode;                // how forward() computes (mode.h)
     Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;        // what the last forward with mode.keep kept for the backward
     // A fused forward without mode.keep that drew nothing (no dropout in
-    // training mode), on an input of at most 2^21 elements, keeps its
-    // activations in act all the same, and here a copy of its input: a
+    // training mode), on an input of at most 2^21 elements, saves what
+    // its backward reads all the same, and here a copy of its input: a
     // rows_sum_backward of an input of the same values then need not run that
     // forward again (it would give the same bits). .data NULL: none.
     Tensor last_input;

@@ -20,18 +20,18 @@
 
 // Passes 2-4 (attention_materialised, no mask, no dropout), on x's
 // projections, as `mode` says: the module's locals reported on
-// ATTENTION_RECORDED, its activations kept in m->act with mode.keep.
-static Tensor attend(const Recorder *rec, const char *name, ComputeMode mode, AttentionActivations *act, Tensor x,
+// ATTENTION_RECORDED, what its backward reads saved in m->saved with mode.keep.
+static Tensor attend(const Recorder *rec, const char *name, ComputeMode mode, AttentionSaved *saved, Tensor x,
                      Tensor keys, Tensor queries, Tensor values, int softmax_dim) {
     const Recorder *report = mode.attention == ATTENTION_RECORDED ? rec : NULL;
-    act->x = x;
+    saved->x = x;
     Tensor context_vec = attention_materialised(report, name, NULL, queries, keys, values, (Tensor){0}, softmax_dim,
-                                                attention_scale(dim(keys, -1)), mode.keep ? act : NULL);
+                                                attention_scale(dim(keys, -1)), mode.keep ? saved : NULL);
     RECORD(report, name, context_vec);
     if (!mode.keep) {
         Tensor tmp[] = {keys, queries, values};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        *act = (AttentionActivations){0};
+        *saved = (AttentionSaved){0};
     }
     return context_vec;
 }
@@ -56,7 +56,7 @@ SelfAttentionV1 self_attention_v1_new(const ParamSource *ps, const Recorder *rec
     return m;
 }
 
-void self_attention_v1_forget(SelfAttentionV1 *m) { attention_activations_free(&m->act); }
+void self_attention_v1_forget(SelfAttentionV1 *m) { attention_saved_free(&m->saved); }
 
 Tensor self_attention_v1_forward(SelfAttentionV1 *m, Tensor x) { return self_attention_v1_forward_as(m, x, m->mode); }
 
@@ -65,7 +65,7 @@ Tensor self_attention_v1_forward_as(SelfAttentionV1 *m, Tensor x, ComputeMode mo
     Tensor keys = torch_matmul(x, m->W_key);
     Tensor queries = torch_matmul(x, m->W_query);
     Tensor values = torch_matmul(x, m->W_value);
-    return attend(&m->rec, m->name, mode, &m->act, x, keys, queries, values, -1);
+    return attend(&m->rec, m->name, mode, &m->saved, x, keys, queries, values, -1);
 }
 
 SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec, ComputeMode mode, const char *name,
@@ -78,7 +78,7 @@ SelfAttentionV2 self_attention_v2_new(const ParamSource *ps, const Recorder *rec
     return m;
 }
 
-void self_attention_v2_forget(SelfAttentionV2 *m) { attention_activations_free(&m->act); }
+void self_attention_v2_forget(SelfAttentionV2 *m) { attention_saved_free(&m->saved); }
 
 Tensor self_attention_v2_forward(SelfAttentionV2 *m, Tensor x) { return self_attention_v2_forward_as(m, x, m->mode); }
 
@@ -87,23 +87,23 @@ Tensor self_attention_v2_forward_as(SelfAttentionV2 *m, Tensor x, ComputeMode mo
     Tensor keys = linear_forward(&m->W_key, x);
     Tensor queries = linear_forward(&m->W_query, x);
     Tensor values = linear_forward(&m->W_value, x);
-    return attend(&m->rec, m->name, mode, &m->act, x, keys, queries, values, m->softmax_dim);
+    return attend(&m->rec, m->name, mode, &m->saved, x, keys, queries, values, m->softmax_dim);
 }
 
 // --- backward ---------------------------------------------------------------------------
 
-static const AttentionActivations *kept(const AttentionActivations *act, const char *name, Tensor dout, int T,
+static const AttentionSaved *kept(const AttentionSaved *saved, const char *name, Tensor dout, int T,
                                         int d_out) {
-    if (!act->attn_weights.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", name);
+    if (!saved->attn_weights.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", name);
     if (numel(dout) != (long)T * d_out) die_internal("%s: backward: expected a gradient of the output's size", name);
-    return act;
+    return saved;
 }
 
 // Passes 4-2 in reverse (attention_backward_kept): dq, dk, dv (T, d_out), new. The
 // scores are 2-D, so softmax over dim 1 is the last dim either way.
-static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor *dq, Tensor *dk, Tensor *dv) {
-    attention_backward_kept(act, dout, attention_scale(dim(act->keys, -1)), false, -1, dq, dk, dv);
+static void attend_backward(const AttentionSaved *saved, Tensor dout, Tensor *dq, Tensor *dk, Tensor *dv) {
+    attention_backward_kept(saved, dout, attention_scale(dim(saved->keys, -1)), false, -1, dq, dk, dv);
 }
 
 // v1: 4-2. attention; 1. keys = x @ W_key, ...: dW = x^T @ d (sum over the T rows),
@@ -112,11 +112,11 @@ static void attend_backward(const AttentionActivations *act, Tensor dout, Tensor
 // (torch/csrc/autograd/engine.cpp: ready nodes by sequence number, highest first;
 // input_buffer.cpp: old + new).
 SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor dout) {
-    const int T = dim(m->act.x.data ? m->act.x : dout, 0), d_in = dim(m->W_query, 0), d_out = dim(m->W_query, 1);
-    const AttentionActivations *act = kept(&m->act, m->name, dout, T, d_out);
+    const int T = dim(m->saved.x.data ? m->saved.x : dout, 0), d_in = dim(m->W_query, 0), d_out = dim(m->W_query, 1);
+    const AttentionSaved *saved = kept(&m->saved, m->name, dout, T, d_out);
     Tensor dq, dk, dv;
     // 4-2.
-    attend_backward(act, dout, &dq, &dk, &dv);
+    attend_backward(saved, dout, &dq, &dk, &dv);
     // 1.
     SelfAttentionV1Grads g = {.x = tensor_empty(SIZE(T, d_in))};
     const Tensor d[3] = {dv, dq, dk}, W[3] = {m->W_value, m->W_query, m->W_key};
@@ -124,7 +124,7 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
     Tensor part = tensor_empty(SIZE(T, d_in));
     for (int i = 0; i < 3; i++) {
         *dW[i] = tensor_empty(SIZE(d_in, d_out));
-        gemm_fast_matmul_at(dW[i]->data, act->x.data, d[i].data, T, d_in, d_out);  // gemm_matmul_backward_b
+        gemm_fast_matmul_at(dW[i]->data, saved->x.data, d[i].data, T, d_in, d_out);  // gemm_matmul_backward_b
         gemm_fast_matmul_wt_bias(i == 0 ? g.x.data : part.data, d[i].data, W[i].data, NULL, T, d_out, d_in);  // gemm_matmul_backward_a
         if (i > 0) rows_accumulate_grad(g.x.data, part.data, (long)T * d_in);
     }
@@ -137,16 +137,16 @@ SelfAttentionV1Grads self_attention_v1_backward(const SelfAttentionV1 *m, Tensor
 // each adding its part to x's gradient. The keys.T gradient comes back through
 // mm's column-major branch transposed back, so every bias sums rows in order.
 SelfAttentionV2Grads self_attention_v2_backward(const SelfAttentionV2 *m, Tensor dout) {
-    const int T = dim(m->act.x.data ? m->act.x : dout, 0), d_out = dim(m->W_query.weight, 0);
-    const AttentionActivations *act = kept(&m->act, m->name, dout, T, d_out);
+    const int T = dim(m->saved.x.data ? m->saved.x : dout, 0), d_out = dim(m->W_query.weight, 0);
+    const AttentionSaved *saved = kept(&m->saved, m->name, dout, T, d_out);
     Tensor dq, dk, dv;
     // 4-2.
-    attend_backward(act, dout, &dq, &dk, &dv);
+    attend_backward(saved, dout, &dq, &dk, &dv);
     // 1.
     SelfAttentionV2Grads g = {0};
-    linear_backward(&m->W_value, act->x, dv, &g.W_value, &g.x, false);
-    linear_backward(&m->W_query, act->x, dq, &g.W_query, &g.x, false);
-    linear_backward(&m->W_key, act->x, dk, &g.W_key, &g.x, false);
+    linear_backward(&m->W_value, saved->x, dv, &g.W_value, &g.x, false);
+    linear_backward(&m->W_query, saved->x, dq, &g.W_query, &g.x, false);
+    linear_backward(&m->W_key, saved->x, dk, &g.W_key, &g.x, false);
     Tensor tmp[] = {dq, dk, dv};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
     return g;

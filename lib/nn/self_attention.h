@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "gradients.h"
 #include "linear.h"
 #include "mode.h"
@@ -25,7 +25,7 @@ typedef struct {
     Tensor W_query, W_key, W_value;  // each (d_in, d_out), nn.Parameter(torch.rand(d_in, d_out))
     ComputeMode mode;                // how forward() computes (mode.h)
     Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;        // what the last forward with mode.keep kept for the backward
 } SelfAttentionV1;
 
 // SelfAttention_v2: nn.Linear projections, `x @ W.weight.T (+ bias)`.
@@ -35,7 +35,7 @@ typedef struct {
     int softmax_dim;                 // -1; exercise-solutions' copy writes dim=1, the same axis for 2-D scores
     ComputeMode mode;                // how forward() computes (mode.h)
     Recorder rec;                    // where an ATTENTION_RECORDED forward reports its locals
-    AttentionActivations act;        // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;        // what the last forward with mode.keep kept for the backward
 } SelfAttentionV2;
 
 // The book's 2-D self-attention has no fused path: its (T, T) scores are

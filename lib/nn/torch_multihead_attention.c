@@ -58,7 +58,7 @@ static void check_input(const MHAPyTorchClass *m, Tensor x) {
     causal_check_tokens(m->name, m->context_length, dim(x, 1));
 }
 
-void mha_pytorch_class_forget(MHAPyTorchClass *m) { attention_activations_free(&m->act); }
+void mha_pytorch_class_forget(MHAPyTorchClass *m) { attention_saved_free(&m->saved); }
 
 Tensor mha_pytorch_class_forward(MHAPyTorchClass *m, Tensor x) { return mha_pytorch_class_forward_as(m, x, m->mode); }
 
@@ -79,12 +79,12 @@ Tensor mha_pytorch_class_forward_as(MHAPyTorchClass *m, Tensor x, ComputeMode mo
     const float s = (float)sqrt((double)a->head_dim);
     for (long i = 0, n = numel(q); i < n; i++) q.data[i] = q.data[i] / s;
     // 4-5. baddbmm(mask, q_scaled, k^T), softmax, dropout, @ v: scale 1
-    m->act.x = x;
-    Tensor per_head = attention_forward(mode, &m->rec, a->name, &a->dropout, q, k, v, (Tensor){0}, -1, 1.0, &m->act);
+    m->saved.x = x;
+    Tensor per_head = attention_forward(mode, &m->rec, a->name, &a->dropout, q, k, v, (Tensor){0}, -1, 1.0, &m->saved);
     if (!mode.keep) {
         Tensor tmp[] = {q, k, v};
         for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) tensor_free(tmp[i]);
-        m->act = (AttentionActivations){0};
+        m->saved = (AttentionSaved){0};
     }
     Tensor merged = merge_heads(per_head);
     tensor_free(per_head);
@@ -92,8 +92,8 @@ Tensor mha_pytorch_class_forward_as(MHAPyTorchClass *m, Tensor x, ComputeMode mo
     Tensor attn_output = linear_forward(&a->out_proj, merged);
     Tensor output = linear_forward(&m->proj, attn_output);
     if (mode.keep) {  // out_proj's and proj's backward read their inputs
-        m->act.context = merged;
-        m->act.attn_output = attn_output;
+        m->saved.context = merged;
+        m->saved.attn_output = attn_output;
     } else {
         tensor_free(merged);
         tensor_free(attn_output);
@@ -123,14 +123,14 @@ Tensor mha_pytorch_class_forward_as(MHAPyTorchClass *m, Tensor x, ComputeMode mo
 //      3E), transposed back to (b, T, E)
 MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor dout) {
     const TorchMultiheadAttention *a = &m->multihead_attn;
-    const AttentionActivations *act = &m->act;
-    if (!act->queries.data || !act->context.data || !act->attn_output.data)
-        die_internal("%s: backward without a forward that kept its activations (mode.keep)", m->name);
-    const int b = dim(act->x, 0), T = dim(act->x, 1), E = a->embed_dim, h = a->num_heads, hd = a->head_dim;
-    if (!size_equal(shape(dout), shape(act->x))) {
+    const AttentionSaved *saved = &m->saved;
+    if (!saved->queries.data || !saved->context.data || !saved->attn_output.data)
+        die_internal("%s: backward without a forward that saved what its backward reads (mode.keep)", m->name);
+    const int b = dim(saved->x, 0), T = dim(saved->x, 1), E = a->embed_dim, h = a->num_heads, hd = a->head_dim;
+    if (!size_equal(shape(dout), shape(saved->x))) {
         char s[96], want[96];
         size_format(shape(dout), s, sizeof s);
-        size_format(shape(act->x), want, sizeof want);
+        size_format(shape(saved->x), want, sizeof want);
         die(EXIT_BAD_INPUT, "%s: %s: backward: expected a gradient of the output's shape %s, found %s",
             error_input(), m->name, want, s);
     }
@@ -139,10 +139,10 @@ MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor
     MHAPyTorchClassGrads g = {0};
     // 6.
     Tensor dattn = {0}, dmerged_tb = {0};
-    linear_backward(&m->proj, act->attn_output, dout, &g.proj, &dattn, false);
+    linear_backward(&m->proj, saved->attn_output, dout, &g.proj, &dattn, false);
     Tensor dattn_tb = torch_transpose(dattn, 0, 1);  // (T, b, E)
     tensor_free(dattn);
-    Tensor merged_tb = torch_transpose(act->context, 0, 1);  // (T, b, E)
+    Tensor merged_tb = torch_transpose(saved->context, 0, 1);  // (T, b, E)
     linear_backward(&a->out_proj, merged_tb, dattn_tb, &g.out_proj, &dmerged_tb, false);
     tensor_free(merged_tb), tensor_free(dattn_tb);
     // 5.
@@ -150,7 +150,7 @@ MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor
     tensor_free(dmerged_tb);
     // 4.
     Tensor dq, dk, dv;
-    causal_heads_backward(act, dmerged, 1.0, &dq, &dk, &dv);
+    causal_heads_backward(saved, dmerged, 1.0, &dq, &dk, &dv);
     tensor_free(dmerged);
     // 3. rows_div_scalar_backward
     rows_fast_div_scalar(dq.data, dq.data, s, numel(dq));
@@ -167,7 +167,7 @@ MHAPyTorchClassGrads mha_pytorch_class_backward(const MHAPyTorchClass *m, Tensor
     Tensor back[] = {dq, dk, dv, part};
     for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) tensor_free(back[i]);
     // 1.
-    Tensor x_tb = torch_transpose(act->x, 0, 1);  // (T, b, E)
+    Tensor x_tb = torch_transpose(saved->x, 0, 1);  // (T, b, E)
     Tensor dx_tb = tensor_empty(SIZE(T, b, E));
     g.in_proj_weight = tensor_empty(shape(a->in_proj_weight));
     gemm_fast_matmul_at(g.in_proj_weight.data, dproj.data, x_tb.data, (int)rows, 3 * E, E);  // gemm_linear_backward_w

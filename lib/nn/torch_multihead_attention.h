@@ -36,7 +36,7 @@
 
 #include <stdbool.h>
 
-#include "activations.h"
+#include "saved.h"
 #include "dropout.h"
 #include "gradients.h"
 #include "linear.h"
@@ -62,7 +62,7 @@ typedef struct {
     ComputeMode mode;          // how forward() computes (mode.h)
     Recorder rec;              // where an ATTENTION_RECORDED forward reports the attention's locals
                                // (under "<name>.multihead_attn")
-    AttentionActivations act;  // what the last forward with mode.keep kept for the backward
+    AttentionSaved saved;  // what the last forward with mode.keep kept for the backward
 } MHAPyTorchClass;
 
 // MHAPyTorchClass(d_in, d_out, num_heads, context_length, dropout, qkv_bias, need_weights).

@@ -17,7 +17,7 @@
 #include "locate.h"
 #include "output.h"
 
-// The chapter's run: the only state of runtime/ (run.h). chapter_start
+// The chapter's run: the only state of runtime/ (run.h). chapter_begin
 // fills it; the chapter reaches it through chapter.h's calls.
 static Run run;
 
@@ -34,7 +34,7 @@ static void check_chapter_attribute(const Run *r, const ChapterSpec *spec) {
             fixture_path(r->fixture), spec->name, found);
 }
 
-void chapter_start(int argc, char **argv, const ChapterSpec *spec) {
+void chapter_begin_spec(int argc, char **argv, const ChapterSpec *spec) {
     Run *r = &run;
     error_set_program(spec->name);
     char err[FIXTURE_ERR_LEN];

@@ -72,14 +72,14 @@ extern const struct BuiltinFiles litattn_builtin_files;
 // with a NULL added here.
 #define chapter_begin(...) chapter_begin_with(__VA_ARGS__, NULL)
 #define chapter_begin_with(argc, argv, ...)                                                                    \
-    chapter_start((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
+    chapter_begin_spec((argc), (argv), &(ChapterSpec){LITATTN_CHAPTER, LITATTN_VARIANT, LITATTN_TITLE, LITATTN_DRAWS,     \
                                                  LITATTN_READS_TEXT, LITATTN_SIZES, &litattn_shipped,          \
                                                  &litattn_builtin_files, (const char *const[]){__VA_ARGS__}})
 
-void chapter_start(int argc, char **argv, const ChapterSpec *spec);
+void chapter_begin_spec(int argc, char **argv, const ChapterSpec *spec);
 int chapter_end(void);  // finishes --dump and stdout, frees everything; returns the exit code
 
-// The run chapter_start made (run.h): the one state of a chapter. Every unit
+// The run chapter_begin made (run.h): the one state of a chapter. Every unit
 // of runtime/ takes it as its first argument; a chapter names it nowhere, as
 // a notebook names no run: the calls below pass it.
 Run *chapter_run(void);

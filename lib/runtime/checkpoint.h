@@ -7,7 +7,7 @@
 // notebook ("model.pth") is made in a fresh directory of its own,
 // mkdtemp("$TMPDIR/litattn.XXXXXX") ($TMPDIR unset or empty: /tmp), made on
 // the first save, and removed, the file with it, at chapter_end and when the
-// run ends early (die(), a closed pipe: chapter_start registers the cleanup
+// run ends early (die(), a closed pipe: chapter_begin registers the cleanup
 // with error_on_cleanup). The first save prints one note line saying so. The
 // directory and the file are the run's (run->checkpoint); a chapter calls
 // torch_save and torch_load without the run (chapter.h passes its own).

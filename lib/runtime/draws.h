@@ -7,7 +7,7 @@
 // draws_source(run), the ParamSource (nn/param_source.h) that the chapter
 // macros of chapter.h hand them, whose ctx is the run: the generator is the
 // run's (run->draws). A chapter calls them without the run (chapter.h passes
-// its own). Which of two modes a run is in, chapter_start decides once
+// its own). Which of two modes a run is in, chapter_begin decides once
 // (run->drawing):
 //  - with --seed (or sizes of the run's own): the draws are made here, by the PyTorch-compatible MT19937
 //    (torch_generator.h), and kept for --dump (role "weight" for parameters,
@@ -24,7 +24,7 @@
 #include "tensor.h"
 #include "torch_generator.h"
 
-// chapter_start calls it: the run's generator and ParamSource made.
+// chapter_begin calls it: the run's generator and ParamSource made.
 void draws_begin(Run *run);
 
 // torch.manual_seed(book_seed): the book's seed, written as in the notebook.

@@ -19,7 +19,7 @@
 #include "run.h"
 #include "tensor.h"
 
-void keep_begin(Run *run);  // chapter_start calls it, run->dump made (NULL without --dump)
+void keep_begin(Run *run);  // chapter_begin calls it, run->dump made (NULL without --dump)
 
 void keep(Run *run, const char *name, Tensor t);                       // role "output"
 void keep_as(Run *run, const char *name, const char *role, Tensor t);  // "input", "weight", "random" or "output"

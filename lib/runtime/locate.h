@@ -40,7 +40,7 @@ typedef struct BuiltinFiles {
 #define LOCATE_MAX_PLACES 3
 
 // The directories looked in, in order, each once: found by locate_find_places
-// (chapter_start, into the run).
+// (chapter_begin, into the run).
 typedef struct {
     char dir[LOCATE_MAX_PLACES][PATH_MAX];
     int n;

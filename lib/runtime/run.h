@@ -1,11 +1,11 @@
 // run.h: one chapter run, the whole of its state, in one struct.
 //
-// chapter_start (chapter.h) fills it: the options parsed, the fixture opened,
+// chapter_begin (chapter.h) fills it: the options parsed, the fixture opened,
 // the dump made, whether the run draws decided; every unit of runtime/ is
 // then handed it as an explicit `Run *` argument, and the modules of nn/ get
 // it as the ctx of their ParamSource (draws.h) and Recorder (keep.h). The
 // chapters never name it: chapter.h's calls (manual_seed(123), KEEP(x),
-// print(x), causal_attention(...)) pass the run chapter_start made. A run
+// print(x), causal_attention(...)) pass the run chapter_begin made. A run
 // holds every pointer to what it opened once (one Fixture *, one Dump *),
 // and chapter_end frees them.
 //
@@ -56,7 +56,7 @@ typedef struct {
 } RunWeights;
 
 typedef struct Run {
-    // --- what chapter_start decides, once ---------------------------------
+    // --- what chapter_begin decides, once ---------------------------------
     Options opt;                // the command line, parsed (cli.h)
     Fixture *fixture;           // the fixture read: the only pointer to it
     Dump *dump;                 // --dump, or NULL

@@ -46,7 +46,7 @@
 
 // The files and the module being made are the run's (run->weights); a
 // chapter's module macros (chapter.h) pass their run.
-// chapter_start: the chapter's modules (chapter_begin's names, in order,
+// chapter_begin: the chapter's modules (chapter_begin's names, in order,
 // NULL-terminated), and every --weights file read (one line and exit 1 on a
 // bad one); run->opt's files already have their modules (cli_weights_modules).
 void weights_begin(Run *run, const char *const *modules);

@@ -1,12 +1,12 @@
-// activations.h: what an attention module's forward keeps for its backward,
-// as llm.c's ActivationTensors. A module holds one (its `act`), empty until a
-// forward runs with mode.keep (mode.h); that forward then stores here,
-// instead of freeing, the tensors its backward reads, and X_backward(m, dout)
-// reads them. None of them changes a forward output bit: they are the
-// tensors the forward computes anyway. A forward first forgets what an
-// earlier one kept (attention_activations_free, gradients.h).
-#ifndef LITATTN_ACTIVATIONS_H
-#define LITATTN_ACTIVATIONS_H
+// saved.h: what an attention module's forward saves for its backward (torch's
+// ctx.save_for_backward; llm.c's ActivationTensors). A module holds one (its
+// `saved`), empty until a forward runs with mode.keep (mode.h). That forward
+// then stores here, instead of freeing, the tensors its backward reads, and
+// X_backward(m, dout) reads them. None of them changes a forward output bit:
+// they are the tensors the forward computes anyway. A forward first forgets
+// what an earlier one kept (attention_saved_free, gradients.h).
+#ifndef LITATTN_SAVED_H
+#define LITATTN_SAVED_H
 
 #include "tensor.h"
 
@@ -23,6 +23,6 @@ typedef struct {
                                    // wrapper's: the heads' outputs concatenated (b, T, h * d_out)
     Tensor attn_output;            // MHAPyTorchClass: nn.MultiheadAttention's output, the class's
                                    // proj's input (b, T, d_out)
-} AttentionActivations;
+} AttentionSaved;
 
 #endif
