@@ -16,8 +16,8 @@ README a newcomer reads in three minutes.
         what it prints, character for character.
 
 How a sentence is found (tests/README.md says the same for a reader):
-- Fenced code blocks (``` or ~~~) are skipped. An inline code span counts as
-  one word, and nothing inside it ends a sentence. A link counts its text,
+- Fenced code blocks (``` or ~~~) are skipped. An inline code span counts
+  as many words as it holds, and nothing inside it ends a sentence. A link counts its text,
   not its target.
 - A heading, a list item, a table cell and a paragraph are each a unit: a
   sentence never runs from one unit into the next.
@@ -25,7 +25,7 @@ How a sentence is found (tests/README.md says the same for a reader):
   or emphasis may follow it) followed by a space and then a capital letter
   or a backtick (opening brackets, quotes or emphasis may come before it).
 - A word is a run of characters between spaces that holds a letter or a
-  digit (or is an inline code span).
+  digit, or any word of an inline code span.
 Exit 0 when every check holds, 1 otherwise (each failure one line, naming
 file:line and the count), 2 for a usage error.
 """
@@ -42,7 +42,7 @@ README_COMMAND_BY = 400
 README_OUTPUT_BY = 700
 EXCLUDED = ('fixtures/book/',)
 
-CODE_MARK = '\x01'  # an inline code span, one word
+CODE_MARK = '\x01'  # a word of an inline code span
 FENCE = re.compile(r'^\s*(```|~~~)')
 HEADING = re.compile(r'^\s{0,3}#{1,6}\s')
 LIST_ITEM = re.compile(r'^\s*([-*+]|\d+[.)])\s+')
@@ -70,7 +70,7 @@ def tracked_markdown(root):
 
 
 def strip_inline(text):
-    """Inline code spans become one mark each; links keep their text."""
+    """Each word of an inline code span becomes a mark; links keep their text."""
     out, i = [], 0
     while i < len(text):
         if text[i] == '`':
@@ -78,7 +78,8 @@ def strip_inline(text):
             ticks = text[i:i + n]
             j = text.find(ticks, i + n)
             if j >= 0:
-                out.append(CODE_MARK)
+                # as many words as the span holds (at least one), none ending a sentence
+                out.append(' '.join([CODE_MARK] * max(1, len(text[i + n:j].split()))))
                 i = j + n
                 continue
             out.append(ticks)
