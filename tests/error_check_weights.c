@@ -14,7 +14,7 @@
 //     symbolic link: refused in one line naming the target and "a state_dict
 //     (--weights)", nothing printed, the .pth unchanged;
 //   - the file's path: missing, a directory, unreadable (mode 000; as root the
-//     chapter runs as nobody, for whom that holds): exit 1, the line names
+//     chapter runs without root's power over file modes, so that holds): exit 1, the line names
 //     the file and what the system found; a file named w=1.pth given as
 //     ./w=1.pth, and one named run:best given as run:best:, are read (exit 0,
 //     the chapter's note names the file); run:best is the file run and the
@@ -144,7 +144,7 @@ static int weights_path_cases(Chapter *ch, const char *good) {
         if (t[i].make == 2) copy_file(good, p), chmod(p, 0);
         char *args[] = {"--weights", p, NULL};
         RunOptions opt = {0};
-        opt.unprivileged = 1;  // as root: as nobody, for whom mode 000 holds
+        opt.unprivileged = 1;  // as root: without its power over file modes, so mode 000 holds
         Verdict v;
         n++;
         if (!run_or_fail(t[i].kase, ch->name, args, &opt, NULL, &v)) continue;

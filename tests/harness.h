@@ -40,8 +40,9 @@ typedef struct {
                           // the program can start no process and no thread
     int pass_fd;          // > 0: this descriptor of the caller stays open in the program, same number
     int stdout_fd;        // > 0: the program's stdout is this descriptor, not captured
-    int unprivileged;     // when the caller is root, the program runs as nobody (uid and gid 65534),
-                          // for whom a file's permissions apply (root reads a file of mode 000)
+    int unprivileged;     // when the caller is root, the program runs without root's power over
+                          // file modes (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): a file of mode 000
+                          // is refused to it, as to any other user
     const char *cwd;      // non-NULL: the program starts in this directory (argv[0] is
                           // resolved first; other relative paths in argv would not be)
     // Called once, in the caller, soon after the program started and again
