@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,8 +273,12 @@ int run_program_with(char *const argv[], const RunOptions *opt, RunResult *res) 
             _exit(126);
         }
         if (opt->cwd && chdir(opt->cwd) != 0) _exit(126);
-        if (opt->unprivileged && geteuid() == 0 && !drop_file_capabilities()) {
-            fprintf(stderr, "cannot give up root's power over file modes: %s\n", strerror(errno));
+        // Without CAP_SETPCAP (some containers' root) the bounding set stays:
+        // then the run is nobody's (uid and gid 65534), who reaches any
+        // checkout but one under a directory of mode 700.
+        if (opt->unprivileged && geteuid() == 0 && !drop_file_capabilities() &&
+            (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) {
+            fprintf(stderr, "cannot give up root's power over file modes, nor run as nobody: %s\n", strerror(errno));
             _exit(126);
         }
         if (wrapper) execvp(file, run_argv);
