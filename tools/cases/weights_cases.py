@@ -75,6 +75,15 @@ CASES = [
 # The cases whose chapter needs node and js-tiktoken (--check-node).
 NODE_CHAPTERS = (DATA,)
 
+# --check --only NAME DIR: the case NAME alone, with the refusals' cases and
+# cases.tsv (tests/meson.build's default run: one case; --setup full, all).
+ONLY = None
+if len(sys.argv) > 4 and sys.argv[1] == "--check" and sys.argv[2] == "--only":
+    ONLY = sys.argv[3]
+    del sys.argv[2:4]
+    if ONLY not in [c[0] for c in CASES] or ONLY in {c[0] for c in CASES if c[1] in NODE_CHAPTERS}:
+        print(f"weights_cases.py: --only {ONLY}: expected a case of CASES without node, found none", file=sys.stderr)
+        sys.exit(2)
 CHECK = len(sys.argv) > 2 and sys.argv[1] in ("--check", "--check-node")
 NODE_ONLY = CHECK and sys.argv[1] == "--check-node"
 COMMITTED = sys.argv[2] if CHECK else None
@@ -224,12 +233,15 @@ if NODE_ONLY:
 
 bad_cases()
 for c in CASES:
-    if not CHECK or c[1] not in NODE_CHAPTERS:
+    if (not CHECK or c[1] not in NODE_CHAPTERS) and ONLY in (None, c[0]):
         make(*c)
 with open(os.path.join(OUT, "cases.tsv"), "w") as f:
     f.write("# NAME CHAPTER MODULE ARG: tools/cases/weights_cases.py (tests/meson.build's `weights` suite)\n")
     f.writelines(f"{name} {chapter} {module} {arg_of(name, module, named)}\n"
                  for name, chapter, module, named, _ in CASES)
+if ONLY:
+    print(f"(--only {ONLY}: 1 of the {len(CASES)} cases; without --only, every one but node's)")
+    check(lambda n: n.startswith("bad") or n == "cases.tsv" or n in (ONLY + ".h5", ONLY + ".pth"))
 if CHECK:
     check(lambda n: n not in node_files)
 print(f"wrote {len(CASES)} cases into {OUT}")
