@@ -342,6 +342,7 @@ status=0
 # 1. The quick start on the bare root: its package lists first, as a Debian
 # installed by its installer has them (debootstrap leaves none).
 step apt-update in_root 'apt-get update -q' || die "apt-get update in the root failed"
+say "apt-get update: $step_secs s"
 times+="; apt-get update $step_secs s"
 found=$(beyond_c)
 [ -z "$found" ] || die "the fresh root already holds ${found//$'\n'/, }"
