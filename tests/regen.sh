@@ -11,13 +11,47 @@
 #   regen.sh compare SOURCE_ROOT OUT_DIR
 #       The test: OUT_DIR against the committed fixtures/ (tools/export/fixture_diff.py),
 #       or the SKIP (exit 77) or FAIL that the export left there.
+#   regen.sh one SOURCE_ROOT NAME
+#       The default test run's case of the same check, with no export made by
+#       the build: the fixture NAME made again from PyTorch as the test runs
+#       (tools/export/export_fixtures.py --check --only NAME, one process) and
+#       compared with fixtures/ in the same way. SKIP (exit 77), saying why,
+#       where Debian's Python has no torch or h5py, or, for the data-loading
+#       chapter's files, no node or js-tiktoken.
 mode=${1:-}
 root=${2:-}
 out=${3:-}
 py=/usr/bin/python3
-if [ -z "$root" ] || [ -z "$out" ] || { [ "$mode" != export ] && [ "$mode" != compare ]; }; then
-    echo "usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE | regen.sh compare SOURCE_ROOT OUT_DIR" >&2
+if [ -z "$root" ] || [ -z "$out" ] || { [ "$mode" != export ] && [ "$mode" != compare ] && [ "$mode" != one ]; }; then
+    echo "usage: regen.sh export SOURCE_ROOT OUT_DIR DEPFILE | regen.sh compare SOURCE_ROOT OUT_DIR" \
+        "| regen.sh one SOURCE_ROOT NAME" >&2
     exit 2
+fi
+
+if [ "$mode" = one ]; then
+    name=$out
+    # Found, not imported: importing torch to see whether it is there would
+    # cost as much as the export of a small fixture.
+    if ! "$py" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in ("torch", "h5py")))' \
+        2>/dev/null; then
+        echo "SKIP: $py cannot import torch and h5py (apt-get install python3-torch python3-h5py)"
+        exit 77
+    fi
+    case $name in
+    ch03_mha_data_loading.* | sweep_data_loading*)
+        # Its token ids come from js-tiktoken under node (tools/export/ch03_mha.py).
+        if ! command -v node >/dev/null 2>&1 && ! command -v nodejs >/dev/null 2>&1; then
+            echo "SKIP: $name needs node to run the reference tokenizer (apt-get install nodejs npm; npm ci --prefix tools)"
+            exit 77
+        fi
+        if [ ! -f "$root/tools/node_modules/js-tiktoken/package.json" ]; then
+            echo "SKIP: $name needs js-tiktoken, which is not installed (npm ci --prefix $root/tools)"
+            exit 77
+        fi
+        ;;
+    esac
+    echo "$name made again from PyTorch and compared with fixtures/ (--setup full: every fixture, made by the build)"
+    exec "$py" "$root/tools/export/export_fixtures.py" --check --only "$name" --jobs 1
 fi
 
 if [ "$mode" = compare ]; then

@@ -13,8 +13,9 @@ if [ -z "$root" ] || [ -z "$out" ]; then
     exit 2
 fi
 py=/usr/bin/python3
+# Found, not imported (importing them is most of the script's own time).
 for module in IPython torch; do
-    if ! "$py" -c "import $module" 2>/dev/null; then
+    if ! "$py" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$module') is None)" 2>/dev/null; then
         echo "SKIP: $py cannot import $module (apt-get install python3-ipython python3-torch)"
         exit 77
     fi

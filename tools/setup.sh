@@ -1,8 +1,9 @@
 #!/bin/sh
 # The README's first command: install everything litattn and its default test
-# run need on Debian 12, configure and build it (the fixtures exported again
-# from PyTorch, for the regen test, among it), run every chapter once, and make
-# the book view. After it, `meson test -C build` reports no SKIP.
+# run need on Debian 12, configure and build it, run every chapter once, and
+# make the book view. After it, `meson test -C build` reports no SKIP. (The
+# fixtures exported again from PyTorch are made by `meson test -C build
+# --setup full`, which compares them: tests/meson.build.)
 #
 #   tools/setup.sh [BUILD_DIR]      (default: build)
 #

@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# The README's two commands on a fresh Debian 12, as a reader who has just
-# cloned the repository would run them.
+# The README's quick start, then its two commands, on a fresh Debian 12, as
+# a reader who has just cloned the repository would run them.
 #
 #   tools/build/fresh_machine.sh [--keep] [--cache DIR] [--debs DIR] [--tmpfs SIZE] [--mirror URL] [--log DIR] [--dir DIR]
 #
 # Makes a Debian 12 root (`debootstrap --variant=minbase bookworm`, the
-# apt sources bookworm, bookworm-updates and bookworm-security), clones the
-# repository's committed HEAD into /root/litattn there (uncommitted changes
-# are not tested), mounts /proc, /sys, /dev, /dev/pts and a /dev/shm for it,
-# gives it the host's way to the network (/etc/resolv.conf, the CA
-# certificates in /usr/local/share/ca-certificates, the proxy variables), and
-# runs in a chroot, as root from /root, with no other environment, each
-# command of README.md's "Two commands" block:
-#   cd litattn && COMMAND
-# It prints each step's wall time and the tests' counts (OK, FAIL, SKIP, from
-# build/meson-logs/testlog.json), and exits 1 if a command fails or any test
-# reports FAIL or SKIP, 2 on a usage error, 0 otherwise. Whatever happens
-# (an error, INT, TERM or HUP, a kill between the mounts and the chroot) it
+# apt sources bookworm, bookworm-updates and bookworm-security, and their
+# package lists, as an installed Debian has them), clones the repository's
+# committed HEAD into /root/litattn there (uncommitted changes are not
+# tested), mounts /proc, /sys, /dev, /dev/pts and a /dev/shm for it, gives
+# it the host's way to the network (/etc/resolv.conf, the CA certificates in
+# /usr/local/share/ca-certificates, the proxy variables), and runs in a
+# chroot, as root from /root, with no other environment, in one checkout:
+#   1. the quick start: each command of the first ```sh block of README.md's
+#      section whose heading starts with "## Quick start", a leading `sudo `
+#      dropped (root runs it), as `cd litattn && COMMAND`; the last one runs
+#      a chapter, and the ```text block after it must be the first lines of
+#      what it prints. Before and after it, the root must hold no PyTorch,
+#      node or Chromium: the quick start is the C alone.
+#   2. `meson test -C build --setup c`, the tests the quick start's packages
+#      can run (tests/meson.build), in the build the quick start made.
+#   3. each command of README.md's "Two commands" block, `cd litattn &&
+#      COMMAND`, in the same checkout: a reader of the quick start who wants
+#      everything next.
+# It prints each step's wall time and the tests' counts of steps 2 and 3
+# (OK, FAIL, SKIP, from build/meson-logs/testlog-c.json and testlog.json),
+# and exits 1 if a command fails, a check above fails or any test reports
+# FAIL or SKIP, 2 on a usage error, 0 otherwise. Whatever happens (an
+# error, INT, TERM or HUP, a kill between the mounts and the chroot) it
 # stops what runs in the root, unmounts everything under it and removes it.
 #
 #   --keep        leave the root (and its mounts undone) for a look inside
@@ -43,7 +54,7 @@
 #                 $TMPDIR, else /var/tmp); it needs about 5 GB
 #
 # Needs root, debootstrap, git and a network. Takes tens of minutes: the
-# downloads and installs (PyTorch, Chromium, node) and the first build.
+# downloads and installs (PyTorch, Chromium, node), the build and the tests.
 # The whole script is one { } block, read before any of it runs: an edit to
 # this file while it runs does not change what runs.
 {
@@ -93,6 +104,26 @@ mapfile -t commands < <(awk '
 ' "$repo/README.md")
 [ ${#commands[@]} -eq 2 ] ||
     die "README.md: the \"Two commands\" section's first code block holds ${#commands[@]} commands, expected 2"
+# The quick start: the first ```sh block of the section whose heading starts
+# with "## Quick start", one command a line, comments and a leading `sudo `
+# dropped; and the ```text block after it, what its chapter prints first.
+quick_section='/^## / { if (in_section) exit; in_section = (index($0, "## Quick start") == 1); next }
+    !in_section { next }'
+mapfile -t quick < <(awk "$quick_section"'
+    /^```/ { if (in_block) exit; if ($0 ~ /^```sh[ \t]*$/) in_block = 1; next }
+    in_block { sub(/[ \t]+#.*$/, ""); sub(/^[ \t]+/, ""); sub(/^sudo[ \t]+/, ""); if (length($0) && $0 !~ /^#/) print }
+' "$repo/README.md")
+[ ${#quick[@]} -ge 1 ] || die "README.md: no section whose heading starts with \"## Quick start\" with a \`\`\`sh block"
+case ${quick[${#quick[@]} - 1]} in
+build/chapters/*) ;;
+*) die "README.md: the quick start's last command is '${quick[${#quick[@]} - 1]}', expected a chapter, build/chapters/..." ;;
+esac
+quick_text=$(awk "$quick_section"'
+    /^```/ { if (open) { if (kind == "text" && after_sh) exit; if (kind == "sh") after_sh = 1; open = 0; next }
+             open = 1; kind = substr($0, 4); next }
+    open && kind == "text" && after_sh { print }
+' "$repo/README.md")
+[ -n "$quick_text" ] || die "README.md: the quick start has no \`\`\`text block after its commands (the chapter's output)"
 
 # The mirrors: the host's bookworm (and bookworm-security) sources, one-line
 # (*.list) or deb822 (*.sources).
@@ -266,33 +297,95 @@ in_root() {
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${proxies[@]}" \
         /bin/sh -c "cd && $1"
 }
-status=0 secs=()
-for i in 0 1; do
-    cmd="cd litattn && ${commands[$i]}"
-    say "running in the root: $cmd"
-    step "command$((i + 1))" in_root "$cmd"
+times="debootstrap $debootstrap_secs s"
+# Runs `cd litattn && COMMAND` (its stdout to FILE if given) in the root as
+# step NAME, and adds its time.
+run_in_root() {  # NAME COMMAND [FILE]
+    local rc
+    say "running in the root: cd litattn && $2${3:+ > $3}"
+    step "$1" in_root "cd litattn && $2${3:+ > $3}"
     rc=$?
-    secs+=("$step_secs")
-    say "\`${commands[$i]}\`: $step_secs s (exit $rc)"
-    if [ "$rc" != 0 ]; then
-        status=1
-        break
+    say "\`$2\`: $step_secs s (exit $rc)"
+    times+="; $2 $step_secs s"
+    return "$rc"
+}
+# The tests' counts of one `meson test` run (its JSON log, kept in $logdir
+# as NAME), every test not OK by name; 1 on any FAIL or SKIP, or no test.
+count_tests() {  # LOG NAME
+    local log=$1 ok skip fail
+    if [ ! -f "$log" ]; then
+        say "no test log: $log"
+        return 1
     fi
-done
-
-log=$root/root/litattn/build/meson-logs/testlog.json
-if [ -f "$log" ]; then
-    [ -n "$logdir" ] && cp "$log" "$logdir/testlog.json"
+    [ -n "$logdir" ] && cp "$log" "$logdir/$2"
     ok=$(grep -c '"result": "OK"' "$log")
     skip=$(grep -c '"result": "SKIP"' "$log")
     fail=$(($(wc -l <"$log") - ok - skip))
     grep -v '"result": "OK"' "$log" | sed -n 's/.*"name": "\([^"]*\)".*"result": "\([A-Z]*\)".*/  \2 \1/p'
     say "tests: $ok OK, $fail FAIL, $skip SKIP"
-    [ "$fail" = 0 ] && [ "$skip" = 0 ] || status=1
-else
-    say "no test log: $log"
-    status=1
+    [ "$ok" -gt 0 ] && [ "$fail" = 0 ] && [ "$skip" = 0 ]
+}
+# What the C alone must not bring: PyTorch, node, Chromium (their Debian
+# packages, their programs, torch for any python3). Prints those found.
+beyond_c() {
+    local p
+    for p in python3-torch nodejs npm chromium; do
+        chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && echo "$p"
+    done
+    for p in usr/bin/node usr/bin/nodejs usr/bin/chromium; do
+        [ -e "$root/$p" ] && echo "/$p"
+    done
+    [ -x "$root/usr/bin/python3" ] && in_root '/usr/bin/python3 -c "import torch"' >/dev/null 2>&1 && echo "torch for /usr/bin/python3"
+}
+
+status=0
+# 1. The quick start on the bare root: its package lists first, as a Debian
+# installed by its installer has them (debootstrap leaves none).
+step apt-update in_root 'apt-get update -q' || die "apt-get update in the root failed"
+say "apt-get update: $step_secs s"
+times+="; apt-get update $step_secs s"
+found=$(beyond_c)
+[ -z "$found" ] || die "the fresh root already holds ${found//$'\n'/, }"
+for i in "${!quick[@]}"; do
+    # (the chapter's stdout kept, to compare with the README's text block)
+    out=
+    [ "$i" = $((${#quick[@]} - 1)) ] && out=/root/quick-start.out
+    if ! run_in_root "quick-start$((i + 1))" "${quick[$i]}" $out; then
+        status=1
+        break
+    fi
+done
+if [ "$status" = 0 ]; then
+    out=$root/root/quick-start.out
+    n=$(printf '%s\n' "$quick_text" | wc -l)
+    if [ "$(head -n "$n" "$out")" = "$quick_text" ]; then
+        say "the quick start's chapter printed the README's $n lines first ($(wc -l <"$out") in all)"
+    else
+        say "the quick start's chapter printed otherwise than the README's text block; the first differences:"
+        diff <(printf '%s\n' "$quick_text") <(head -n "$n" "$out") | head -n 20
+        status=1
+    fi
+    found=$(beyond_c)
+    if [ -n "$found" ]; then
+        say "the quick start installed more than the C: ${found//$'\n'/, }"
+        status=1
+    fi
 fi
-say "times: debootstrap $debootstrap_secs s; ${commands[0]} ${secs[0]} s${secs[1]:+; ${commands[1]} ${secs[1]} s}"
+# 2. The tests the quick start's packages can run, with no SKIP.
+if [ "$status" = 0 ]; then
+    run_in_root tests-c 'meson test -C build --setup c' || status=1
+    count_tests "$root/root/litattn/build/meson-logs/testlog-c.json" testlog-c.json || status=1
+fi
+# 3. The two commands, in the same checkout.
+if [ "$status" = 0 ]; then
+    for i in 0 1; do
+        if ! run_in_root "command$((i + 1))" "${commands[$i]}"; then
+            status=1
+            break
+        fi
+    done
+    count_tests "$root/root/litattn/build/meson-logs/testlog.json" testlog.json || status=1
+fi
+say "times: $times"
 exit "$status"
 }

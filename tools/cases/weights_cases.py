@@ -2,7 +2,8 @@
 """Writes the cases of the `weights` suite into a folder (fixtures/weights).
 
     /usr/bin/python3 tools/cases/weights_cases.py fixtures/weights
-    /usr/bin/python3 tools/cases/weights_cases.py --check fixtures/weights   (regen / weights_cases)
+    /usr/bin/python3 tools/cases/weights_cases.py --check fixtures/weights   (regen / weights_cases, --setup full)
+    /usr/bin/python3 tools/cases/weights_cases.py --check --only ca fixtures/weights   (regen / weights_cases: one case)
     /usr/bin/python3 tools/cases/weights_cases.py --check-node fixtures/weights   (regen / weights_cases_node)
 
 For each case, a chapter and one or more of its modules (by the names
@@ -111,6 +112,15 @@ def runs():
 # The cases whose chapter needs node and js-tiktoken (--check-node).
 NODE_CHAPTERS = (DATA,)
 
+# --check --only NAME DIR: the case NAME alone, with the refusals' cases and
+# cases.tsv (tests/meson.build's default run: one case; --setup full, all).
+ONLY = None
+if len(sys.argv) == 5 and sys.argv[1] == "--check" and sys.argv[2] == "--only":
+    ONLY = sys.argv[3]
+    del sys.argv[2:4]
+    if ONLY not in [c[0] for c in CASES] or ONLY in {c[0] for c in CASES if c[1] in NODE_CHAPTERS}:
+        print(f"weights_cases.py: --only {ONLY}: expected a case of CASES without node, found none", file=sys.stderr)
+        sys.exit(2)
 if len(sys.argv) > 3 or (len(sys.argv) > 1 and sys.argv[1].startswith("-")
                          and not (len(sys.argv) == 3 and sys.argv[1] in ("--check", "--check-node"))):
     print("usage:\n" + __doc__.split("\n\n")[1], file=sys.stderr)
@@ -337,12 +347,15 @@ if NODE_ONLY:
 
 bad_cases()
 for c in CASES:
-    if not CHECK or c[1] not in NODE_CHAPTERS:
+    if (not CHECK or c[1] not in NODE_CHAPTERS) and ONLY in (None, c[0]):
         make(*c)
 with open(os.path.join(OUT, "cases.tsv"), "w") as f:
     f.write("# TEST CHAPTER NAME ARG...: tools/cases/weights_cases.py (tests/meson.build's `weights` suite): CHAPTER "
             "--weights ARG... on the fixture NAME.h5, @ standing for this folder\n")
     f.writelines(f"{test} {chapter} {name} {' '.join(args)}\n" for test, chapter, name, args in runs())
+if ONLY:
+    print(f"(--only {ONLY}: 1 of the {len(CASES)} cases; without --only, every one but node's)")
+    check(lambda n: n.startswith("bad") or n == "cases.tsv" or n in (ONLY + ".h5", ONLY + ".pth"))
 if CHECK:
     check(lambda n: n not in node_files)
 print(f"wrote {len(CASES)} cases, {len(runs())} runs, into {OUT}")
