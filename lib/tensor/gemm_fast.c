@@ -134,6 +134,13 @@ static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height
 void gemm_fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
                    long lda, const float *pb, int kc, int first, const float *bias) {
     const SimdIsa *isa = g->isa;
+#ifdef LITATTN_PLANT_SLOWDOWN
+    // The benchmarks' proof only (tools/bench/bench_pairs.py): a build made
+    // with -Dc_args=-DLITATTN_PLANT_SLOWDOWN runs every 20th tile a second
+    // time into the scratch tile, 5 % more work for the products, the same bits.
+    static _Thread_local unsigned planted;
+    if (++planted % 20 == 0) isa->gemm_tile(buf->tile, isa->nr, a, lda, pb, kc, 1, NULL);
+#endif
     if (height == isa->mr && width == isa->nr) {
         isa->gemm_tile(c, ldc, a, lda, pb, kc, first, bias);
         return;
