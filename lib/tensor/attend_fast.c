@@ -177,7 +177,7 @@ static void attention_block_fast(const Attention *at, AttentionScratch *sc, long
                 const long end = tile_keys(at, sc, i0, r0, mr);
                 if (pc >= end) continue;
                 gemm_fast_run_tile(&g, &sc->buf, out + r0 * D + j0, D, (int)min_l(mr, rows - r0), (int)min_l(nr, D - j0),
-                              s + r0 * ld + pc, ld, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
+                                   s + r0 * ld + pc, ld, 0, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
             }
         }
     }

@@ -19,6 +19,10 @@ typedef struct {
     // pb (kc, nr): packed columns of b.
     void (*gemm_tile)(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                       const float *bias);
+    // the same with a[r][k] at a[k lda + r]: a's kc columns lda apart, each
+    // mr floats side by side (a^T read in place, or a panel packed k-major)
+    void (*gemm_tile_at)(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
+                         const float *bias);
     // out (n,) = softmax_row(x (n,)), n >= 8
     void (*softmax_row)(float *out, const float *x, int n);
     // out (n,) = softmax_row(x (n,) / s), n >= 8: each x / s rounded first
