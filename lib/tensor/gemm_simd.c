@@ -19,9 +19,10 @@
 
 enum { MR = SIMD_TILE_MR, NR = 2 * SIMD_LANES };
 
-// a[r][k] at a[r * rs + k * ks]
-static inline void tile(float *c, long ldc, const float *a, long rs, long ks, const float *pb, int kc, int first,
-                        const float *bias) {
+// a[r][k] at a[r * rs + k * ks]; inlined into each entry point, whose
+// strides are then its own (a call less per tile)
+static inline __attribute__((always_inline)) void tile(float *c, long ldc, const float *a, long rs, long ks,
+                                                       const float *pb, int kc, int first, const float *bias) {
     vf acc[MR][2];
     SIMD_UNROLL(SIMD_TILE_MR)
     for (int r = 0; r < MR; r++) {
