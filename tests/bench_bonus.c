@@ -19,7 +19,8 @@
 //                                  with malloc'd buffers, at any T), then its own peak RSS
 //                                  (getrusage(RUSAGE_SELF))
 //
-// Every figure is also a line "RESULT <key> <value>" for the driver.
+// Every figure is also a line "RESULT <key> <value>" for the driver; each
+// time is wall time, with the process's CPU time (getrusage) beside it.
 //
 // The modules are the chapter's (lib/nn/: causal_heads, mha_combined_qkv,
 // mha_einsum, torch_multihead_attention, multihead_attention), made as
@@ -186,17 +187,21 @@ static void run_job(Job *j) {
 }
 
 // Seconds per run: a warm-up run (the tensors' pages), then the median of
-// at least `runs`, more while under `budget` seconds, at most 9; all kept in t[].
-static double time_job(Job *j, int runs, double budget, double *t, int *n) {
+// at least `runs`, more while under `budget` seconds, at most 9; all kept in
+// t[], and each run's CPU time in c[] (*cpu: their median).
+static double time_job(Job *j, int runs, double budget, double *t, double *c, int *n, double *cpu) {
     run_job(j);
     *n = 0;
     const double start = harness_seconds();
     do {
-        const double t0 = harness_seconds();
+        const double t0 = harness_seconds(), c0 = harness_cpu_seconds();
         run_job(j);
+        c[*n] = harness_cpu_seconds() - c0;
         t[(*n)++] = harness_seconds() - t0;
     } while (*n < 9 && (*n < runs || harness_seconds() - start < budget));
     double sorted[9];
+    memcpy(sorted, c, (size_t)*n * sizeof c[0]);
+    *cpu = harness_median(sorted, *n);
     memcpy(sorted, t, (size_t)*n * sizeof t[0]);
     return harness_median(sorted, *n);
 }
@@ -211,13 +216,14 @@ static int times(int B, int T) {
     impls_new(&m, &d, B, T);
     for (int i = 0; i < N_JOBS; i++) {
         Job j = {&m, i};
-        double t[9];
+        double t[9], c[9], cpu;
         int n;
-        const double med = time_job(&j, 3, 2.0, t, &n);
+        const double med = time_job(&j, 3, 2.0, t, c, &n, &cpu);
         printf("  %-58s median %8.1f ms  (", job_name[i], med * 1e3);
         for (int k = 0; k < n; k++) printf("%s%.0f", k ? ", " : "", t[k] * 1e3);
-        printf(" ms)\n");
+        printf(" ms), CPU median %8.1f ms\n", cpu * 1e3);
         printf("RESULT time.%s %.6f\n", job_key[i], med);
+        printf("RESULT cpu.%s %.6f\n", job_key[i], cpu);
         fflush(stdout);
     }
     return 0;
@@ -258,25 +264,31 @@ static int machine(void) {
         // host one run at 16384 tokens moves by several per cent from one
         // call to the next)
         enum { RUNS = 5 };
-        double t[RUNS];
+        double t[RUNS], c[RUNS];
         const double t_first = harness_seconds();
         tensor_free(multihead_attention_forward(&m, x));
         const double first = harness_seconds() - t_first;
         for (int r = 0; r < RUNS; r++) {
-            const double t0 = harness_seconds();
+            const double t0 = harness_seconds(), c0 = harness_cpu_seconds();
             Tensor out = multihead_attention_forward(&m, x);
+            c[r] = harness_cpu_seconds() - c0;
             t[r] = harness_seconds() - t0;
             tensor_free(out);
         }
         const double flop = causal_flops(B, T), sec = harness_median(t, RUNS), gf = flop / sec * 1e-9;
         const double fastest = t[0];  // (harness_median sorted t)
+        const double cpu = harness_median(c, RUNS), cpu_fastest = c[0];
 #define OF_PEAK(seconds) (peak > 0 ? 100 * flop / (seconds) * 1e-9 / peak : 0.0)
         printf("fused forward (%d, %d, %d): %.1f GFLOP counted; %d runs after a warm-up: median %.3f s, %.1f GFLOP/s = "
                "%.1f%% of the peak; fastest %.3f s = %.1f%% (the first run, on fresh pages: %.3f s, %.1f%%)\n",
                B, T, EMBED, flop * 1e-9, RUNS, sec, gf, OF_PEAK(sec), fastest, OF_PEAK(fastest), first,
                OF_PEAK(first));
 #undef OF_PEAK
+        printf("  in CPU time (getrusage): median %.3f s = %.1f%% of the peak, fastest %.3f s = %.1f%%\n", cpu,
+               peak > 0 ? 100 * flop / cpu * 1e-9 / peak : 0.0, cpu_fastest,
+               peak > 0 ? 100 * flop / cpu_fastest * 1e-9 / peak : 0.0);
         printf("RESULT fused.%d.%d %.6f %.3f %.3f %.6f %.6f\n", B, T, sec, flop * 1e-9, gf, first, fastest);
+        printf("RESULT fusedcpu.%d.%d %.6f %.6f\n", B, T, cpu, cpu_fastest);
         fflush(stdout);
         tensor_free(x);
     }

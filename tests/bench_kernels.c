@@ -80,25 +80,28 @@ static void fill_uniform(float *x, long n, float lo, float hi) {
 // of 50 windows of 64 x 100000 adds (~2 ms each). On a shared VM a longer
 // window is often partly preempted (steal time is invisible to the guest),
 // so the fastest short window is the best estimate; it is a lower bound.
+// The addend is a register, never an immediate: a core that folds
+// immediate adds as it renames them (Intel's Golden Cove) would run a chain
+// of `add $1` several to a cycle.
 static double measure_ghz(void) {
     const long passes = 100000;
     double best = 0;
     for (int rep = 0; rep < 50; rep++) {
-        unsigned long x = 0;
+        unsigned long x = 0, one = 1;
         const double t0 = harness_seconds();
         for (long i = 0; i < passes; i++) {
 #if defined(__x86_64__)
-#define ADD1 "add $1, %0\n\t"
+#define ADD1 "add %1, %0\n\t"
 #elif defined(__aarch64__)
-#define ADD1 "add %0, %0, #1\n\t"
+#define ADD1 "add %0, %0, %1\n\t"
 #endif
 #ifdef ADD1
 #define ADD8 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1
-            __asm__ volatile(ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 : "+r"(x));
+            __asm__ volatile(ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 ADD8 : "+r"(x) : "r"(one));
 #undef ADD8
 #undef ADD1
 #else
-            x = 0;  // no dependent-add loop for this architecture: the clock is not measured
+            x = one;  // no dependent-add loop for this architecture: the clock is not measured
             return 0;
 #endif
         }

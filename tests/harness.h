@@ -137,6 +137,9 @@ double harness_median(double *v, int n);
 
 // Seconds on the monotonic clock (differences of two calls time a run).
 double harness_seconds(void);
+// Seconds of CPU time this process has used, user + system (getrusage):
+// a busy machine stretches a run's wall time far more than this.
+double harness_cpu_seconds(void);
 
 // The core's mul + add peak in GFLOP/s, measured (benchmarks): independent
 // chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them,

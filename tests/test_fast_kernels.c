@@ -18,6 +18,7 @@
 // -0 differ. One line per kernel and path with the number of comparisons;
 // the first difference of each kernel and run is printed with its case,
 // index and both values in hex, and the exit status is then 1.
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -719,6 +720,61 @@ static void attention_backward_recompute_case(int batch, int T, int D, int causa
     free(q), free(k), free(v), free(dctx), free(w), free(s), free(noise), free(want), free(got);
 }
 
+// The causal backward's fused path (attend_fast.c: every value small enough
+// that no product of depth hd can overflow, q, k, v, dctx and noise finite,
+// a given w +0 above its diagonal), and each case its checks must send to
+// the other path. odd: 8 none; 3 a NaN row of the given w (its dropped
+// weights past the diagonal are NaN, which dv must add); 4 a dctx @ v^T
+// that overflows from finite values; 5 the same for q @ k^T (a row of
+// weights all NaN); 6 a noise whose product with g overflows; 7 a scale
+// of 1e-30 and one q of 1e10, so that a row of scores / scale overflows;
+// 9 a scale of +inf (-inf / inf is NaN: every row but the last NaN).
+// given_w: the weights given, else computed again (the reference composes
+// them).
+static void attention_backward_fused_case(int batch, int T, int D, int dropout, int given_w, int odd) {
+    const long n = (long)batch * T * D, nn = (long)batch * T * T;
+    float *q = new_floats(n), *k = new_floats(n), *v = new_floats(n), *dctx = new_floats(n), *w = new_floats(nn);
+    float *s = new_floats((long)T * T), *noise = dropout || odd == 6 ? new_floats(nn) : NULL,
+          *want = new_floats(3 * n), *got = new_floats(3 * n);
+    float *const operands[] = {q, k, v, dctx};
+    for (int o = 0; o < 4; o++) {
+        fill(operands[o], n, 50, 0);
+        for (long i = 0; i < n; i++)
+            if (fabsf(operands[o][i]) > 1e6f) operands[o][i] = uniform(-1e6f, 1e6f);  // no 1e30
+    }
+    for (long i = 0; noise && i < nn; i++) noise[i] = pcg32_boundedrand_r(&rng, 10) ? 1.0f / 0.9f : 0.0f;
+    const long at = (long)(T / 2) * D + rand_int(0, D - 1);  // a row of the first matrix past its first block
+    if (odd == 4) dctx[at] = 3e19f, v[(long)(T - 1) * D + at % D] = 3e19f;  // one key past the row's diagonal
+    if (odd == 5) q[at] = 3e19f, k[at % D] = 3e19f;
+    if (odd == 6) {  // past the row's diagonal, where g is about 1e6
+        noise[(T / 2) * (long)T + T - 1] = FLT_MAX;
+        dctx[(long)(T / 2) * D] = 1e3f, v[(long)(T - 1) * D] = 1e3f;
+    }
+    if (odd == 7) q[at] = 1e10f;
+    const float scale = odd == 7 ? 1e-30f : odd == 9 ? INFINITY : sqrtf((float)D);
+    for (long p = 0; p < batch; p++) {  // the forward's weights, composed by the scalar kernels
+        gemm_matmul_wt_bias(s, q + p * T * D, k + p * T * D, NULL, T, D, T);
+        for (long i = 0; i < T; i++)
+            for (long j = i + 1; j < T; j++) s[i * T + j] = -INFINITY;
+        rows_div_scalar(s, s, scale, (long)T * T);
+        rows_softmax_rows(w + p * T * T, s, T, T);
+    }
+    for (long j = 0; odd == 3 && j < T; j++) w[(long)(T / 2) * T + j] = NAN;
+    attend_ref_backward(want, want + n, want + 2 * n, dctx, q, k, v, w, noise, batch, T, D, scale, 1, -1);
+    snprintf(case_name, sizeof case_name, "attention backward, fused: batch=%d T=%d D=%d causal%s, weights %s%s", batch,
+             T, D, noise ? " dropout" : "", given_w ? "given" : "computed again",
+             (const char *[]){"", "", "", " (a NaN row of w)", " (dctx @ v^T overflows)", " (q @ k^T overflows)",
+                              " (noise * g overflows)", " (scores / scale overflow)", "", " (a scale of inf)"}[odd]);
+    for (int r = 0; r < n_runs; r++) {
+        if (skip_run(&runs[r])) continue;
+        select_run(&runs[r]);
+        attend_fast_backward(got, got + n, got + 2 * n, dctx, q, k, v, given_w ? w : NULL, noise, batch, T, D, scale,
+                             1, -1);
+        compare(&t_attention_bw, r, got, want, 3 * n);
+    }
+    free(q), free(k), free(v), free(dctx), free(w), free(s), free(noise), free(want), free(got);
+}
+
 static void test_backward(void) {
     for (int i = 0; i < 60; i++) sweep(4), matmul_at_case(rand_int(1, 70), rand_int(1, 70), rand_int(1, 70));
     for (int i = 0; i < 20; i++) sweep(2), bmm_at_case(rand_int(1, 4), rand_int(1, 50), rand_int(1, 50), rand_int(1, 50));
@@ -748,6 +804,16 @@ static void test_backward(void) {
         sweep(2), attention_backward_recompute_case(rand_int(1, 3), rand_int(1, 40), rand_int(1, 20), i % 3 != 0, i % 2);
     sweep(0);
     attention_backward_recompute_case(2, 300, 16, 1, 1);
+    // the fused path: blocks of rows (12 with the thresholds ignored, up to
+    // 96) on both sides of T, batches of 1 and 2 (two threads split them)
+    for (int i = 0; i < 16; i++)
+        sweep(2), attention_backward_fused_case(rand_int(1, 2), rand_int(16, 120), rand_int(1, 20), i % 2, i % 4 < 2, 8);
+    sweep(0);
+    attention_backward_fused_case(2, 200, 64, 0, 0, 8);
+    attention_backward_fused_case(2, 97, 16, 1, 1, 8);
+    attention_backward_fused_case(1, 300, 64, 1, 0, 8);
+    for (int odd = 3; odd <= 9; odd++)
+        if (odd != 8) attention_backward_fused_case(2, 100, 8, odd == 6, odd == 3, odd);
     report(&t_matmul_at);
     report(&t_softmax_bw);
     report(&t_attention_bw);

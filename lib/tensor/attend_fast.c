@@ -7,6 +7,7 @@
 // rows_fast.c's kernels), and attend_fast_backward below. Threads split blocks of rows, never a sum.
 #include "attend.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,17 +109,21 @@ static void attention_pack(const Attention *at, AttentionScratch *sc, long p) {
     sc->p = p;
 }
 
+// The columns a causal row's softmax runs over (its forward and its
+// backward), for a row of n keys under the mask among T: the path's
+// softmax rows take 8 or more.
+static long softmax_width(const SimdIsa *isa, long n, long T) { return isa && T >= 8 ? min_l(n < 8 ? 8 : n, T) : T; }
+
 // Row r of a block: its scores s_row (the keys [0, n) computed) become its
 // weights, in place, over [0, n_soft); +0 from there to `zero_to`.
-static void attention_row(const Attention *at, float *s_row, const float *noise_row, long n, long zero_to) {
-    const long T = at->T;
-    const int vec = at->isa && T >= 8;  // the path's softmax takes 8 or more
-    const long n_soft = vec ? min_l(n < 8 ? 8 : n, T) : T;
+static void attention_row(const SimdIsa *isa, long T, float scale, float *s_row, const float *noise_row, long n,
+                          long zero_to) {
+    const long n_soft = softmax_width(isa, n, T);
     for (long j = n; j < n_soft; j++) s_row[j] = -INFINITY;  // (-inf / scale = -inf)
-    if (vec) {
-        (at->isa)->softmax_row_scaled(s_row, s_row, (int)n_soft, at->scale, rows_fast_exact_reciprocal(at->scale));
+    if (isa && T >= 8) {
+        isa->softmax_row_scaled(s_row, s_row, (int)n_soft, scale, rows_fast_exact_reciprocal(scale));
     } else {
-        rows_fast_div_scalar_isa(at->isa, s_row, s_row, at->scale, n);
+        rows_fast_div_scalar_isa(isa, s_row, s_row, scale, n);
         rows_softmax_row(s_row, s_row, (int)n_soft);
     }
     if (noise_row) rows_mul(s_row, s_row, noise_row, n_soft);
@@ -166,7 +171,7 @@ static void attention_block_fast(const Attention *at, AttentionScratch *sc, long
             continue;
         }
         const long i = i0 + r, n = at->causal ? i + 1 : T;
-        attention_row(at, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, zero_to);
+        attention_row(at->isa, T, at->scale, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, zero_to);
     }
     // 3. out rows = w @ v: depth blocks of kc keys, each tile continuing its sums
     const Gemm g = {.isa = isa};
@@ -177,7 +182,7 @@ static void attention_block_fast(const Attention *at, AttentionScratch *sc, long
                 const long end = tile_keys(at, sc, i0, r0, mr);
                 if (pc >= end) continue;
                 gemm_fast_run_tile(&g, &sc->buf, out + r0 * D + j0, D, (int)min_l(mr, rows - r0), (int)min_l(nr, D - j0),
-                              s + r0 * ld + pc, ld, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
+                                   s + r0 * ld + pc, ld, 0, panel, (int)min_l(isa->kc, end - pc), pc == 0, NULL);
             }
         }
     }
@@ -191,7 +196,7 @@ static void attention_block_scalar(const Attention *at, AttentionScratch *sc, lo
         const long n = at->causal ? i + 1 : T, end = sc->finite_from <= n ? n : T;
         float *s_row = sc->s;
         gemm_matmul_wt_bias(s_row, at->q + (p * T + i) * D, k, NULL, 1, (int)D, (int)n);
-        attention_row(at, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, end);
+        attention_row(at->isa, T, at->scale, s_row, at->noise ? at->noise + (p * T + i) * T : NULL, n, end);
         gemm_matmul(at->out + (p * T + i) * D, s_row, v, 1, (int)end, (int)D);
     }
 }
@@ -314,6 +319,236 @@ static void attention_weights(float *w, float *scores, const float *q, const flo
     rows_fast_softmax_rows(w, scores, T, T);
 }
 
+// ---------------------------------------------------------------------------
+// the causal backward, fused: a block of query rows at a time
+// ---------------------------------------------------------------------------
+// attention_backward_matrices' steps on one matrix of a causal attention
+// (softmax over the last dim), a block of query rows [i0, i1) at a time,
+// blocks in order, never a (T, T) tensor:
+//   w = the block's weights, given or made again as the forward makes them
+//       (its scores on the tiles, attention_row); dropped = w * noise
+//   g = dctx_rows @ v^T; g = g * noise (dropout's backward)
+//   g = softmax's backward of (g, w) row by row; g = g / scale; g[j > i] = +0
+//   dq_rows = g @ k
+//   dk += g^T @ q_rows; dv += dropped^T @ dctx_rows
+// Each output of dk and dv is one sum over the query rows in order: a block
+// continues the sums the blocks before it stored (gemm_fast.c's depth
+// blocks), reading g and dropped by columns in place (gemm_tile_at).
+// What row i lets it leave out, every bit kept, where the matrix passes the
+// checks below:
+//   - the scores and the softmax past key i, as the forward does: w[i][j > i]
+//     is +0;
+//   - g past key i (past its first multiple of 8 past i, at least 8: the
+//     softmax backward's lanes): there the full row adds g[j] * +0 to a
+//     lane, which leaves a lane's value as it is where g[j] is finite; at most
+//     the sign of a zero lane, and so of a zero sum s, moves, and that reaches
+//     dz = (g - s) * w only as the sign of a zero, which dq and dk add, as a
+//     term of a sum from +0, to no effect;
+//   - the terms of dq, dk and dv that the mask or the zero weights make a
+//     zero times a finite k, q or dctx (GEMM_ZEROS_*).
+// The checks: q, k, v, dctx and noise finite; a given w +-0 above its
+// diagonal; and no score and no element of g past FLT_MAX / 2, from the
+// bound hd |a|max |b|max on every partial sum of a product of depth hd (so
+// every row's max is finite and its weights past key i are +0, and g is
+// finite). A batch that fails one runs attention_backward_matrices.
+enum { BW_BLOCK_ROWS = 96, BW_BLOCK_BYTES = 1024 << 10 };
+
+typedef struct {
+    const SimdIsa *isa;
+    float *dq, *dk, *dv;
+    const float *dctx, *q, *k, *v, *w, *noise;  // as attend_fast_backward's; w may be NULL
+    int T, hd;
+    float scale;
+    int block_rows;  // a multiple of mr
+    long ld;         // floats between rows of a block's buffers
+    float *buffers;  // every thread's scratch
+    long buffer_floats;
+} Backward;
+
+// One thread's scratch, carved from Backward.buffers.
+typedef struct {
+    PackBuffers buf;  // pa: (mr, hd) the zero-padded last rows of q or dctx; tile: (mr, nr)
+    float *pk;        // (T rounded up to nr, hd) as panels of nr keys: k^T's columns (the scores)
+    float *pvt;       // the same for v (g = dctx @ v^T)
+    float *pkn;       // (hd rounded up to nr, T) as panels of nr columns, each (T, nr): k's (dq = g @ k)
+    float *pq, *pdc;  // (hd rounded up to nr, block_rows) as panels: a block's rows of q and of dctx
+    float *w, *d, *g; // (block_rows, ld) each: the block's weights, dropped weights (w itself
+                      // without noise), and g
+} BackwardScratch;
+
+static void backward_sizes(const Backward *bw, long size[9]) {
+    const long mr = bw->isa->mr, nr = bw->isa->nr, T = bw->T, hd = bw->hd, br = bw->block_rows;
+    size[0] = round_up(mr * hd, 16);
+    size[1] = round_up(mr * nr, 16);
+    size[2] = size[3] = round_up(round_up(T, nr) * hd, 16);
+    size[4] = round_up(round_up(hd, nr) * T, 16);
+    size[5] = size[6] = round_up(round_up(hd, nr) * br, 16);
+    size[7] = size[8] = round_up(br * bw->ld, 16);
+    if (!bw->noise) size[8] = 0;  // d is w
+}
+
+// s (rows, ld) += the tiles of a_rows @ panels, a tile of rows skipping the
+// panels past its last row's key (row r of the block is query i0 + r): the
+// scores q @ k^T or g = dctx @ v^T of a block, keys [0, keys).
+static void block_scores(const Backward *bw, BackwardScratch *sc, float *s, const float *a, const float *panels,
+                         long i0, long rows, long keys) {
+    const SimdIsa *isa = bw->isa;
+    const long hd = bw->hd, mr = isa->mr, nr = isa->nr, ld = bw->ld, tiles_rows = round_up(rows, mr);
+    if (rows % mr)
+        gemm_fast_pack_a_edge(sc->buf.pa, &(Gemm){.K = (int)hd}, a, (int)(tiles_rows - mr), (int)(rows % mr), 0,
+                              (int)hd, (int)mr);
+    for (long j0 = 0; j0 < keys; j0 += nr)
+        for (long r0 = 0; r0 < rows; r0 += mr) {
+            if (j0 >= i0 + r0 + mr) continue;
+            isa->gemm_tile(s + r0 * ld + j0, ld, r0 + mr <= rows ? a + r0 * hd : sc->buf.pa, hd, panels + j0 * hd,
+                           (int)hd, 1, NULL);
+        }
+}
+
+// c (keys rounded up to mr, hd) += a^T @ panels: a the block's (rows, ld)
+// buffer read by columns (a^T's row j is column j), panels the block's
+// packed rows of q or dctx; key tile [j0, j0 + mr) starts its sums in the
+// block that holds query j0 and takes the rows from there (the rows before
+// it hold zeros of the mask), later blocks continue them.
+static void block_at(const Backward *bw, BackwardScratch *sc, float *c, const float *a, const float *panels, long i0,
+                     long rows, long keys) {
+    const SimdIsa *isa = bw->isa;
+    const long hd = bw->hd, mr = isa->mr, nr = isa->nr, ld = bw->ld, T = bw->T;
+    const Gemm g = {.isa = isa};
+    for (long j0 = 0; j0 < keys; j0 += mr) {
+        const long from = j0 > i0 ? j0 - i0 : 0;
+        for (long c0 = 0; c0 < hd; c0 += nr)
+            gemm_fast_run_tile(&g, &sc->buf, c + j0 * hd + c0, hd, (int)min_l(mr, T - j0), (int)min_l(nr, hd - c0),
+                               a + from * ld + j0, ld, 1, panels + c0 * rows + from * nr, (int)(rows - from),
+                               j0 >= i0, NULL);
+    }
+}
+
+// The block of query rows [i0, i1) of matrix p.
+static void backward_block(const Backward *bw, BackwardScratch *sc, long p, long i0, long i1) {
+    const SimdIsa *isa = bw->isa;
+    const long T = bw->T, hd = bw->hd, ld = bw->ld, mr = isa->mr, nr = isa->nr;
+    const long rows = i1 - i0, tiles_rows = round_up(rows, mr);
+    const long keys = round_up(i1, mr);  // the columns the products read: past i1, +0
+    const float *q = bw->q + (p * T + i0) * hd, *dctx = bw->dctx + (p * T + i0) * hd;
+    const float *w = bw->w ? bw->w + (p * T + i0) * T : NULL, *noise = bw->noise ? bw->noise + (p * T + i0) * T : NULL;
+    float *wb = sc->w, *db = noise ? sc->d : sc->w, *g = sc->g;
+    // 1. the weights (and the dropped weights)
+    if (!w) block_scores(bw, sc, wb, q, sc->pk, i0, rows, i1);
+    for (long r = 0; r < rows; r++) {
+        const long i = i0 + r, n_soft = softmax_width(isa, i + 1, T);
+        float *w_row = wb + r * ld;
+        if (w) {
+            memcpy(w_row, w + r * T, (size_t)n_soft * sizeof(float));
+            memset(w_row + n_soft, 0, (size_t)(keys - n_soft) * sizeof(float));
+        } else {
+            attention_row(isa, T, bw->scale, w_row, NULL, i + 1, keys);
+        }
+        if (noise) {
+            rows_mul(db + r * ld, w_row, noise + r * T, n_soft);
+            memset(db + r * ld + n_soft, 0, (size_t)(keys - n_soft) * sizeof(float));
+        }
+    }
+    // 2. g = dctx_rows @ v^T (* noise); softmax's backward; / scale; +0 past key i
+    block_scores(bw, sc, g, dctx, sc->pvt, i0, rows, i1);
+    for (long r = 0; r < tiles_rows; r++) {
+        float *g_row = g + r * ld;
+        if (r >= rows) {  // past the matrix's last row: +0, read by the edge tile only
+            memset(g_row, 0, (size_t)keys * sizeof(float));
+            continue;
+        }
+        const long i = i0 + r, n_soft = softmax_width(isa, i + 1, T);
+        if (noise) noise_dropout_backward(g_row, g_row, noise + r * T, n_soft);
+        isa->softmax_backward_row(g_row, g_row, wb + r * ld, (int)n_soft);
+        rows_fast_div_scalar_isa(isa, g_row, g_row, bw->scale, i + 1);
+        memset(g_row + i + 1, 0, (size_t)(keys - i - 1) * sizeof(float));
+    }
+    // 3. dq rows = g @ k, each tile of rows up to its last row's key, depth
+    //    blocks of kc
+    const Gemm gm = {.isa = isa};
+    float *dq = bw->dq + (p * T + i0) * hd;
+    for (long pc = 0; pc < i1; pc += isa->kc)
+        for (long c0 = 0; c0 < hd; c0 += nr)
+            for (long r0 = 0; r0 < rows; r0 += mr) {
+                const long end = min_l(T, i0 + r0 + mr);
+                if (pc >= end) continue;
+                gemm_fast_run_tile(&gm, &sc->buf, dq + r0 * hd + c0, hd, (int)min_l(mr, rows - r0),
+                                   (int)min_l(nr, hd - c0), g + r0 * ld + pc, ld, 0, sc->pkn + c0 * T + pc * nr,
+                                   (int)min_l(isa->kc, end - pc), pc == 0, NULL);
+            }
+    // 4. dk += g^T @ q_rows, dv += dropped^T @ dctx_rows
+    const Gemm gq = {.isa = isa, .b = q, .K = (int)rows, .N = (int)hd};
+    gemm_fast_pack_b(sc->pq, &gq, q, 0, (int)rows, 0, (int)hd, (int)nr);
+    const Gemm gd = {.isa = isa, .b = dctx, .K = (int)rows, .N = (int)hd};
+    gemm_fast_pack_b(sc->pdc, &gd, dctx, 0, (int)rows, 0, (int)hd, (int)nr);
+    block_at(bw, sc, bw->dk + p * T * hd, g, sc->pq, i0, rows, i1);
+    block_at(bw, sc, bw->dv + p * T * hd, db, sc->pdc, i0, rows, i1);
+}
+
+static void backward_items(void *ctx, int thread, long begin, long end) {
+    const Backward *bw = ctx;
+    const long T = bw->T, hd = bw->hd, nr = bw->isa->nr;
+    long size[9];
+    backward_sizes(bw, size);
+    BackwardScratch sc;
+    float *at = bw->buffers + thread * bw->buffer_floats;
+    float **parts[9] = {&sc.buf.pa, &sc.buf.tile, &sc.pk, &sc.pvt, &sc.pkn, &sc.pq, &sc.pdc, &sc.w, &sc.d};
+    for (int i = 0; i < 9; i++) *parts[i] = at, at += size[i];
+    sc.g = at;
+    sc.buf.pb = NULL, sc.buf.bias_pad = NULL;
+    for (long p = begin; p < end; p++) {
+        const float *k = bw->k + p * T * hd, *v = bw->v + p * T * hd;
+        const Gemm gk = {.isa = bw->isa, .b = k, .K = (int)hd, .N = (int)T, .b_wt = 1};
+        if (!bw->w) gemm_fast_pack_b(sc.pk, &gk, k, 0, (int)hd, 0, (int)T, (int)nr);
+        const Gemm gv = {.isa = bw->isa, .b = v, .K = (int)hd, .N = (int)T, .b_wt = 1};
+        gemm_fast_pack_b(sc.pvt, &gv, v, 0, (int)hd, 0, (int)T, (int)nr);
+        const Gemm gkn = {.isa = bw->isa, .b = k, .K = (int)T, .N = (int)hd};
+        gemm_fast_pack_b(sc.pkn, &gkn, k, 0, (int)T, 0, (int)hd, (int)nr);
+        for (long i0 = 0; i0 < T; i0 += bw->block_rows) backward_block(bw, &sc, p, i0, min_l(T, i0 + bw->block_rows));
+    }
+}
+
+// max |x_i| over n floats, +inf if one is not finite
+static double max_abs(const float *x, long n) {
+    float m = 0.0f;
+    for (long i = 0; i < n; i++) {
+        const float a = fabsf(x[i]);
+        if (!(a <= m)) m = isfinite(a) ? a : INFINITY;
+        if (isinf(m)) return INFINITY;
+    }
+    return m;
+}
+
+// Whether the batch passes the fused backward's checks (above).
+static int backward_fusable(const float *dctx, const float *q, const float *k, const float *v, const float *w,
+                            const float *noise, long batch, int T, int hd, float scale) {
+    const long n = batch * T * hd;
+    const double limit = FLT_MAX / 2.0, m_noise = noise ? max_abs(noise, batch * (long)T * T) : 1.0;
+    const double m_q = max_abs(q, n), m_k = max_abs(k, n);
+    const double over_scale = fabsf(scale) < 1.0f ? 1.0 / fabsf(scale) : 1.0;  // (+inf for a scale of 0)
+    if (!isfinite(scale) || !(hd * m_q * m_k * over_scale < limit)) return 0;
+    if (!(hd * max_abs(dctx, n) * max_abs(v, n) * (m_noise > 1.0 ? m_noise : 1.0) < limit)) return 0;
+    return !w || zero_above(w, batch, T);
+}
+
+// The fused backward over the batch, one matrix per work item.
+static void backward_fused(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
+                           const float *v, const float *w, const float *noise, long batch, int T, int hd,
+                           float scale, int threads) {
+    Backward bw = {fast_path_isa(), dq, dk, dv, dctx, q, k, v, w, noise, T, hd, scale, 0, round_up(T, 16) + 16,
+                   NULL, 0};
+    const long mr = bw.isa->mr, per_row = (noise ? 3 : 2) * bw.ld * (long)sizeof(float);
+    const long fit = (fast_path_thresholds_ignored() ? 0 : BW_BLOCK_BYTES) / per_row;
+    bw.block_rows = (int)round_up(fit < 2 * mr ? 2 * mr : min_l(fit, BW_BLOCK_ROWS), mr);
+    long size[9];
+    backward_sizes(&bw, size);
+    for (int i = 0; i < 9; i++) bw.buffer_floats += size[i];
+    bw.buffer_floats += round_up((long)bw.block_rows * bw.ld, 16);  // g
+    bw.buffers = alloc_floats(threads * bw.buffer_floats, "the attention backward's scratch");
+    fast_threads_run(threads, batch, backward_items, &bw);
+    free(bw.buffers);
+}
+
 void attend_fast_backward(float *dq, float *dk, float *dv, const float *dctx, const float *q, const float *k,
                              const float *v, const float *w, const float *noise, long batch, int T, int hd,
                              float scale, bool causal, int softmax_dim) {
@@ -323,6 +558,14 @@ void attend_fast_backward(float *dq, float *dk, float *dv, const float *dctx, co
     // (T, T) tensor: softmax over the last dim only) each matrix's weights
     // are computed again from q and k.
     const int dim = softmax_dim < 0 ? softmax_dim + 3 : softmax_dim;
+    // causal, over the last dim, on a path's tiles: fused, one matrix per
+    // thread, where every thread has a matrix (else the products split)
+    const int threads = fast_threads_plan(batch, 5.0 * batch * (double)T * T * hd, GEMM_THREAD_MIN_MACS);
+    if (dim == 2 && causal && T >= 16 && fast_path_isa() && batch >= fast_threads_get() &&
+        backward_fusable(dctx, q, k, v, w, noise, batch, T, hd, scale)) {
+        backward_fused(dq, dk, dv, dctx, q, k, v, w, noise, batch, T, hd, scale, threads);
+        return;
+    }
     const long chunk = dim == 0 ? batch : 1;
     if (!w && dim != 2) die_internal("attention's backward: the weights of a softmax over dim %d must be kept", softmax_dim);
     Tensor w_again = w ? (Tensor){0} : tensor_empty(SIZE(T, T)), scores = w ? (Tensor){0} : tensor_empty(SIZE(T, T));

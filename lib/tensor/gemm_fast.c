@@ -102,47 +102,58 @@ void gemm_fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int 
     }
 }
 
-// pa (rows rounded up to mr, kc), rows kc apart = rows [i, i+height) of
-// columns [pc, pc+kc) of the product's a^T, a stored (K, M); the rows past
-// height zero. By 8 x 8 register transposes, two side by side where they
-// fit (so that each row of a is read as whole 64-byte lines, which speeds
-// up w^T @ dctx: tests/BENCHMARKS.md), the ragged edges by element.
+// pa = rows [i, i+height) of columns [pc, pc+kc) of the product's a^T, a
+// stored (K, M), as panels of mr rows, each k-major: row t mr + r, column k
+// at pa[t mr kc + k mr + r] (the _at tile reads a panel's columns, lda = mr);
+// the rows past height zero. Each of a's rows gives mr floats side by side
+// to each panel: copies, no transposes. The rows PACK_PREFETCH_ROWS ahead
+// are fetched as it goes: a is read once, often from beyond L2.
+enum { PACK_PREFETCH_ROWS = 8 };
 static void pack_a_t(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr) {
-    const long M = g->M, rows = round_up(height, mr);
-    int r = 0;
-    // 16 rows of a^T at a time: each 8 rows of a read as whole 64-byte lines
-    for (; r + 16 <= height && kc % 8 == 0; r += 16)
-        for (int k = 0; k < kc; k += 8) {
-            const float *a_block = a + (long)(pc + k) * M + i + r;
-            (g->isa)->transpose_8x8(pa + (long)r * kc + k, kc, a_block, M);
-            (g->isa)->transpose_8x8(pa + (long)(r + 8) * kc + k, kc, a_block + 8, M);
+    const long M = g->M, full = height / mr * mr;
+    for (int k = 0; k < kc; k++) {
+        const float *row = a + (long)(pc + k) * M + i;
+        if (pc + k + PACK_PREFETCH_ROWS < g->K)  // (a^T's depth is a's rows)
+            for (int l = 0; l < height; l += 16) __builtin_prefetch(row + PACK_PREFETCH_ROWS * M + l);
+        float *dst = pa + (long)k * mr;
+        for (long r = 0; r < full; r += mr, dst += (long)mr * kc) {
+            if (mr == 6) memcpy(dst, row + r, 6 * sizeof(float));
+            else if (mr == 8) memcpy(dst, row + r, 8 * sizeof(float));
+            else memcpy(dst, row + r, (size_t)mr * sizeof(float));
         }
-    for (; r + 8 <= height; r += 8) {
-        int k = 0;
-        for (; k + 8 <= kc; k += 8)
-            (g->isa)->transpose_8x8(pa + (long)r * kc + k, kc, a + (long)(pc + k) * M + i + r, M);
-        for (; k < kc; k++)
-            for (int rr = r; rr < r + 8; rr++) pa[(long)rr * kc + k] = a[(long)(pc + k) * M + i + rr];
+        if (full < height) {
+            memcpy(dst, row + full, (size_t)(height - full) * sizeof(float));
+            memset(dst + (height - full), 0, (size_t)(mr - (height - full)) * sizeof(float));
+        }
     }
-    for (; r < rows; r++)
-        for (int k = 0; k < kc; k++) pa[(long)r * kc + k] = r < height ? a[(long)(pc + k) * M + i + r] : 0.0f;
 }
 
-// One register tile at c (height x width valid, rows ldc apart). A full tile
-// runs in place; an edge tile runs on the scratch tile (loaded from c unless
-// it is the first depth block) and only its valid part is copied back.
+// One register tile at c (height x width valid, rows ldc apart), a read by
+// rows (a_cols 0: the gemm_tile) or by columns (1: the gemm_tile_at). A
+// full tile runs in place; an edge tile runs on the scratch tile (loaded
+// from c unless it is the first depth block) and only its valid part is
+// copied back.
 void gemm_fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
-                   long lda, const float *pb, int kc, int first, const float *bias) {
+                        long lda, int a_cols, const float *pb, int kc, int first, const float *bias) {
     const SimdIsa *isa = g->isa;
+    void (*const tile_fn)(float *, long, const float *, long, const float *, int, int, const float *) =
+        a_cols ? isa->gemm_tile_at : isa->gemm_tile;
+#ifdef LITATTN_PLANT_SLOWDOWN
+    // The benchmarks' proof only (tools/bench/bench_pairs.py): a build made
+    // with -Dc_args=-DLITATTN_PLANT_SLOWDOWN runs every 20th tile a second
+    // time into the scratch tile, 5 % more work for the products, the same bits.
+    static _Thread_local unsigned planted;
+    if (++planted % 20 == 0) tile_fn(buf->tile, isa->nr, a, lda, pb, kc, 1, NULL);
+#endif
     if (height == isa->mr && width == isa->nr) {
-        isa->gemm_tile(c, ldc, a, lda, pb, kc, first, bias);
+        tile_fn(c, ldc, a, lda, pb, kc, first, bias);
         return;
     }
     float *tile = buf->tile;
     if (!first) {
         for (int r = 0; r < height; r++) memcpy(tile + r * isa->nr, c + r * ldc, (size_t)width * sizeof(float));
     }
-    isa->gemm_tile(tile, isa->nr, a, lda, pb, kc, first, bias);
+    tile_fn(tile, isa->nr, a, lda, pb, kc, first, bias);
     for (int r = 0; r < height; r++) memcpy(c + r * ldc, tile + r * isa->nr, (size_t)width * sizeof(float));
 }
 
@@ -169,8 +180,9 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
             if ((g->zeros == GEMM_ZEROS_ABOVE && pc >= m1) || (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= m0)) continue;
             gemm_fast_pack_b(buf->pb, g, b, pc, kc, jc, nc, nr);
             if (m_full < m1 && !g->a_t) gemm_fast_pack_a_edge(buf->pa, g, a, m_full, m1 - m_full, pc, kc, mr);
-            for (int ic = m0; ic < m1; ic += isa->mc) {
-                const int mc = (int)min_l(isa->mc, m1 - ic);
+            const int mcb = isa->mc;
+            for (int ic = m0; ic < m1; ic += mcb) {
+                const int mc = (int)min_l(mcb, m1 - ic);
                 if (g->a_t) pack_a_t(buf->pa, g, a, ic, mc, pc, kc, mr);
                 for (int jr = 0; jr < nc; jr += nr) {
                     const float *pb = buf->pb + (long)(jr / nr) * kc * nr;
@@ -182,10 +194,11 @@ static void gemm_rows_fast(const Gemm *g, PackBuffers *buf, long p, int m0, int 
                         if (g->zeros == GEMM_ZEROS_ABOVE && pc >= i + height) continue;
                         if (g->zeros == GEMM_ZEROS_BELOW && pc + kc <= i) continue;
                         const int first = pc == (g->zeros == GEMM_ZEROS_BELOW ? i / kcb * kcb : 0);
+                        // a^T's rows: panel ir / mr of pa, read by columns
                         const float *a_rows = g->a_t ? buf->pa + (long)ir * kc : edge ? buf->pa : a + (long)i * K + pc;
                         float *c = out + (long)i * N + jc + jr;
-                        gemm_fast_run_tile(g, buf, c, N, height, width, a_rows, g->a_t || edge ? kc : K, pb, kc, first,
-                                      bias);
+                        gemm_fast_run_tile(g, buf, c, N, height, width, a_rows, g->a_t ? mr : edge ? kc : K, g->a_t, pb,
+                                           kc, first, bias);
                     }
                 }
             }

@@ -38,7 +38,8 @@ typedef struct {
 // The packing buffers of one thread, carved from Gemm.buffers.
 typedef struct {
     float *pa;              // (mr, kc): the bottom edge rows of a, zero-padded to mr rows; or with
-                            // a_t (mc rounded up to mr, kc): a block of rows of a^T, zero-padded
+                            // a_t a block of rows of a^T (mc rounded up to mr, zero-padded) as
+                            // panels of mr rows, each k-major (kc, mr)
     float *pb;              // (nc / nr panels, kc, nr): panel j holds columns j*nr.. of the block, k-major
     float *tile;            // (mr, nr): an edge tile, computed whole then copied in part
     const float *bias_pad;  // Gemm.bias_pad
@@ -52,9 +53,10 @@ void gemm_fast_pack_b(float *pb, const Gemm *g, const float *b, int pc, int kc, 
 // a (M, K), the rows past height zero.
 void gemm_fast_pack_a_edge(float *pa, const Gemm *g, const float *a, int i, int height, int pc, int kc, int mr);
 // One register tile at c (height x width valid, rows ldc apart), continuing
-// c's sums unless first; bias (nr) added last if not NULL.
+// c's sums unless first; bias (nr) added last if not NULL. a: mr rows lda
+// apart, or with a_cols kc columns lda apart (the path's gemm_tile_at).
 void gemm_fast_run_tile(const Gemm *g, PackBuffers *buf, float *c, long ldc, int height, int width, const float *a,
-                   long lda, const float *pb, int kc, int first, const float *bias);
+                        long lda, int a_cols, const float *pb, int kc, int first, const float *bias);
 // out (batch, M, N) = a @ b (+ bias), a (batch, M, K) or, with a_t, a^T of
 // a (batch, K, M); b (batch, K, N) or, with b_wt, b^T of b (batch, N, K);
 // each output one chain from +0 in k order (netlib's), the bias last.

@@ -22,6 +22,9 @@
 // pb (kc, nr): packed columns of b.
 typedef void SimdGemmTile(float *c, long ldc, const float *a, long lda, const float *pb, int kc, int first,
                           const float *bias);
+// gemm_tile_at: the same with a[r][k] at a[k lda + r]: a's kc columns lda
+// apart, each mr floats side by side (a^T read in place, or a panel packed
+// k-major)
 // out (n,) = softmax_row(x (n,)), n >= 8
 typedef void SimdSoftmaxRow(float *out, const float *x, int n);
 // out (n,) = softmax_row(x (n,) / s), n >= 8: each x / s rounded first
@@ -53,6 +56,7 @@ typedef void SimdMulScalar(float *out, const float *x, float s, long n);
 // whose lanes are torch's order, and the 8 x 8 transpose).
 #define SIMD_ISA_KERNELS(X)                                                        \
     X(gemm_tile, SimdGemmTile, gemm_simd_tile, TILE)                               \
+    X(gemm_tile_at, SimdGemmTile, gemm_simd_tile_at, TILE)                         \
     X(softmax_row, SimdSoftmaxRow, rows_simd_softmax_row, WIDE)                    \
     X(softmax_row_scaled, SimdSoftmaxRowScaled, rows_simd_softmax_row_scaled, WIDE) \
     X(softmax_backward_row, SimdSoftmaxBackwardRow, rows_simd_softmax_backward_row, EIGHT) \
@@ -68,7 +72,7 @@ enum { SIMD_ISA_KERNEL_COUNT = 0 SIMD_ISA_KERNELS(SIMD_ISA_COUNT_ONE_) };
 // (as ggml's GGML_OP_COUNT check) a kernel added to the list: give it a body
 // for every build, a dispatcher, and a case in tests/test_fast_kernels.c,
 // then change the count
-static_assert(SIMD_ISA_KERNEL_COUNT == 10, "SIMD_ISA_KERNELS has a kernel more or less: see above");
+static_assert(SIMD_ISA_KERNEL_COUNT == 11, "SIMD_ISA_KERNELS has a kernel more or less: see above");
 
 typedef struct {
     const char *name;  // the path's LITATTN_KERNELS name

@@ -9,22 +9,32 @@ the other (alternating, so that both sides see the same machine):
   - the C chapter's whole process, `CHAPTER --seed 123 --threads 1`: start,
     every cell's init and draws, Exercise 3.3's forward, the gradient cell's
     backward (its forward, drawing nothing, is the first one's: the module
-    kept it), and the printing (to /dev/null): wall time;
+    kept it), and the printing (to /dev/null): wall time, and CPU time (user
+    + system, from wait4);
   - torch 1.13 + OpenBLAS (Debian's libopenblas0-pthread, chosen with
     LD_LIBRARY_PATH, OPENBLAS_NUM_THREADS=1), timing in its own process only
     x.requires_grad_(); mha(x).sum().backward() (tools/bench/bench_torch.py
-    --backward: median of 3 after a warm-up), with OPENBLAS_CORETYPE and
-    OPENBLAS_L2_SIZE unset, so that OpenBLAS picks its best kernels for this
-    core (OPENBLAS_VERBOSE=2 says which);
+    --backward: the median and the fastest of 3 after a warm-up, wall and
+    CPU time), with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that
+    OpenBLAS picks its kernels for this core (OPENBLAS_VERBOSE=2 says which);
   - where the environment sets OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE, torch
-    again with them as set.
+    again with them as set. OpenBLAS may not know a new core and fall back to
+    a slow kernel: setting OPENBLAS_CORETYPE to the core's family (Haswell
+    for AVX2, SkylakeX for AVX-512) gives it its best, and the faster of the
+    two settings is torch's best.
 
-Prints each side's median and the ratio C / torch; the benchmark's target is
-at most 0.8 against OpenBLAS's best kernels (printed beside the figures, never
-a failure). A run worth keeping goes into tests/BENCHMARKS.md. Never fails: a missing torch or OpenBLAS is
-a line saying so, and the exit status is 0.
+Prints, for each side, the fastest and the median round in wall and in CPU
+time; C / torch for the fastest rounds (the runs least disturbed by the rest
+of the machine) and the median of the rounds' ratios, against each torch
+setting. The environment passes through: LITATTN_KERNELS=avx2 and
+ATEN_CPU_CAPABILITY=avx2 with OPENBLAS_CORETYPE=Haswell compare the two on
+AVX2 alone. The targets (printed beside the figures, never a failure): C /
+torch at most 0.8 against OpenBLAS's best kernels (tests/README.md). A run
+worth keeping goes into tests/BENCHMARKS.md. Never fails: a missing torch or
+OpenBLAS is a line saying so, and the exit status is 0.
 """
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,20 +45,22 @@ OPENBLAS_KNOBS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
 def run_c(chapter):
-    """Wall seconds of one whole chapter process, or None if it failed."""
+    """(wall s, CPU s) of one whole chapter process, or None if it failed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([chapter, "--seed", "123", "--threads", "1"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     t = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         print(f"  C chapter failed (exit {r.returncode}): {r.stderr.strip()[:200]}")
         return None
-    return t
+    return t, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def run_torch(bench_torch, env):
-    """(seconds, core OpenBLAS picked, library) of one torch process's
-    forward + backward, or (None, why, None)."""
+    """((fastest wall s, fastest CPU s), core OpenBLAS picked, library) of
+    one torch process's forward + backward, or (None, why, None)."""
     r = subprocess.run([sys.executable, bench_torch, "--backward", "--runs", "3"], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     core = next((line.split(":", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("Core:")),
@@ -56,13 +68,26 @@ def run_torch(bench_torch, env):
     result = next((line.split()[1:] for line in r.stdout.splitlines() if line.startswith("RESULT ")), None)
     if r.returncode != 0 or not result:
         return None, (r.stdout + r.stderr).strip()[-300:], None
-    if result[0] in ("unavailable", "wrong"):
+    if result[0] in ("unavailable", "wrong") or len(result) < 5:
         return None, " ".join(result), None
-    return float(result[0]), core, result[-1]
+    return (float(result[1]), float(result[3])), core, result[-1]
+
+
+def load():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def summary(values):
+    """'fastest / median' in ms"""
+    return f"{min(values) * 1e3:7.1f} / {statistics.median(values) * 1e3:7.1f}"
 
 
 def main(argv):
-    rounds = 5
+    rounds = 7
     if "--rounds" in argv:
         i = argv.index("--rounds")
         value = argv[i + 1] if i + 1 < len(argv) else ""
@@ -95,38 +120,51 @@ def main(argv):
         else:
             print("the environment sets neither OPENBLAS_CORETYPE nor OPENBLAS_L2_SIZE: one torch setting")
 
-    times = {"C": []}
+    times = {"C": []}  # label -> [(wall, cpu)] per round
     cores = {}
     for label in sides:
         times[label] = []
+    print(f"load before: {load()}")
     for r in range(rounds):
         t = run_c(chapter)
-        if t is not None:
-            times["C"].append(t)
         for label, env in sides.items():
-            t, core, lib = run_torch(bench_torch, env)
-            if t is None:
+            t_torch, core, lib = run_torch(bench_torch, env)
+            if t_torch is None:
                 print(f"  {label}: {core}")
                 continue
-            times[label].append(t)
+            times[label].append((t_torch, t))
             cores[label] = f"core {core}, {os.path.basename(lib)}"
+        if t is not None:
+            times["C"].append(t)
+    print(f"load after: {load()}")
     if not times["C"]:
         print("the C chapter did not run")
         return 0
-    c = statistics.median(times["C"])
-    print(f"\n{'':70} {'median':>9} {'C / it':>7}")
-    print(f"{'C chapter, whole process (start, draws, forward, backward, printing)':70} {c * 1e3:7.1f} ms")
+    c_wall = [t[0] for t in times["C"]]
+    c_cpu = [t[1] for t in times["C"]]
+    print(f"\n{rounds} rounds, alternating; ms, fastest / median")
+    print(f"{'':62} {'wall':>17} {'CPU':>17}")
+    print(f"{'C chapter, whole process (start, draws, forward, backward, printing)':62} {summary(c_wall)} "
+          f"{summary(c_cpu)}")
     for label in sides:
-        if not times[label]:
-            print(f"{label:70} {'n/a':>9}")
+        rows = times[label]
+        if not rows:
+            print(f"{label:62} {'n/a':>17}")
             continue
-        t = statistics.median(times[label])
-        print(f"{label:70} {t * 1e3:7.1f} ms {c / t:7.2f}   ({cores.get(label, '')})")
-    print(f"\n{rounds} rounds, alternating; C: " + ", ".join(f"{t * 1e3:.0f}" for t in times["C"]) + " ms")
+        print(f"{label:62} {summary([t[0][0] for t in rows])} {summary([t[0][1] for t in rows])}   "
+              f"({cores.get(label, '')})")
+    print(f"\nC / torch{'':53} {'fastest':>8} {'rounds':>8} {'fastest':>8} {'rounds':>8}")
     for label in sides:
-        if times[label]:
-            print(f"  {label.split(',')[0]} ({label.split('(')[-1].rstrip(')')}): " +
-                  ", ".join(f"{t * 1e3:.0f}" for t in times[label]) + " ms")
+        rows = [t for t in times[label] if t[1] is not None]
+        if not rows:
+            continue
+        wall = [t[1][0] / t[0][0] for t in rows]
+        cpu = [t[1][1] / t[0][1] for t in rows]
+        print(f"{'against ' + label.split(',')[0] + ' (' + label.split('(')[-1].rstrip(')') + ')':62} "
+              f"{min(c_wall) / min(t[0][0] for t in rows):8.2f} {statistics.median(wall):8.2f} "
+              f"{min(c_cpu) / min(t[0][1] for t in rows):8.2f} {statistics.median(cpu):8.2f}")
+    print("(wall, then CPU: the fastest C round over the fastest torch round, and the median of the rounds' "
+          "ratios)")
     print("target: C / torch at most 0.80 against OpenBLAS's best kernels (the C side counts its whole process, "
           "torch only its forward and backward)")
     return 0

@@ -19,7 +19,9 @@ it so). It prints, and writes to OUT as JSON for the book view's charts:
    forward takes tens of seconds there). torch runs under torch.no_grad()
    (the notebook's %timeit keeps autograd on, which only makes torch
    slower). The ratio: the fastest C forward over torch + OpenBLAS's
-   fastest.
+   fastest. Each side's CPU time (getrusage, time.process_time()) is given
+   beside its wall time, and the ratio in CPU time too: a busy machine
+   stretches wall time far more, and C and torch run minutes apart.
 2. Forward + backward (x.requires_grad_(); m(x).sum().backward()): in C
    where the module has a backward (1, 3, 4, 7 and 8 as the chapter's cells
    run them; chapter 3's MultiHeadAttention with its forward fused:
@@ -28,9 +30,9 @@ it so). It prints, and writes to OUT as JSON for the book view's charts:
 3. Against the machine: the fused forward's GFLOP/s, counting only the
    multiply-adds the causal result needs, over the measured mul + add peak
    (bench_bonus machine), at (8, 1024, 768) and (1, 16384, 768): 5 runs
-   after a warm-up, their median and the fastest. The target is judged on
-   the fastest, the run least disturbed by the rest of the machine, as the
-   peak is the fastest of its windows.
+   after a warm-up, their median and the fastest, in wall and in CPU time.
+   The target is judged on the fastest wall time, the run least disturbed
+   by the rest of the machine, as the peak is the fastest of its windows.
 4. Peak memory against T (1024 to 16384, batch 1, GPT-2's module: 12 heads,
    d 768), each a fresh process whose peak RSS is read by wait4: the C
    chapter's whole run (--seed 123 --context-len T --batch-size 1: the
@@ -121,25 +123,29 @@ def torch_times(batch, runs, backward):
     print(f"RESULT blas {mapped_blas()}")
     print(f"RESULT torch {torch.__version__} {torch.get_num_threads()}")
     for key, m in mods.items():
-        times = []
+        times, cpu = [], []
         with torch.no_grad():
             if runs > 1:
                 m(x)  # warm-up
             for _ in range(runs):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 m(x)
+                cpu.append(time.process_time() - c0)
                 times.append(time.perf_counter() - t0)
         print(f"RESULT fwd.{key} {statistics.median(times):.6f} " + " ".join(f"{t:.4f}" for t in times), flush=True)
+        print(f"RESULT fwdcpu.{key} {statistics.median(cpu):.6f}", flush=True)
         if backward:
-            times = []
+            times, cpu = [], []
             for _ in range(min(runs, 3)):  # seconds each: the median of 3
                 xg = x.detach().clone().requires_grad_()
                 m.zero_grad(set_to_none=True)
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 m(xg).sum().backward()
+                cpu.append(time.process_time() - c0)
                 times.append(time.perf_counter() - t0)
             print(f"RESULT fwdbwd.{key} {statistics.median(times):.6f} " + " ".join(f"{t:.4f}" for t in times),
                   flush=True)
+            print(f"RESULT fwdbwdcpu.{key} {statistics.median(cpu):.6f}", flush=True)
     return 0
 
 
@@ -254,7 +260,9 @@ def main(argv):
                 if f"time.{k}_backward" in c}
     if "time.2f_backward" in c:
         c_fwdbwd["2"] = float(c["time.2f_backward"][0])
-    report["c"] = {"path": (c.get("path") or ["?"])[0], "forward": c_fwd, "forward_backward": c_fwdbwd}
+    c_cpu = {k[4:]: float(v[0]) for k, v in c.items() if k.startswith("cpu.")}  # "1", ..., "2f", "2f_backward"
+    report["c"] = {"path": (c.get("path") or ["?"])[0], "forward": c_fwd, "forward_backward": c_fwdbwd,
+                   "cpu": c_cpu}
 
     # torch, each side in its own process
     sides, notes = torch_sides()
@@ -277,22 +285,31 @@ def main(argv):
         torch[key] = {"label": label, "blas": blas, "core": core, "batch": B_BOOK,
                       "forward": {k[4:]: float(v[0]) for k, v in r.items() if k.startswith("fwd.")},
                       "forward_runs": {k[4:]: [float(x) for x in v[1:]] for k, v in r.items() if k.startswith("fwd.")},
-                      "forward_backward": {k[7:]: float(v[0]) for k, v in r.items() if k.startswith("fwdbwd.")}}
+                      "forward_backward": {k[7:]: float(v[0]) for k, v in r.items() if k.startswith("fwdbwd.")},
+                      "forward_cpu": {k[7:]: float(v[0]) for k, v in r.items() if k.startswith("fwdcpu.")},
+                      "forward_backward_cpu": {k[10:]: float(v[0]) for k, v in r.items()
+                                               if k.startswith("fwdbwdcpu.")}}
     report["torch"] = torch
 
     # the table
     ob, ref = torch.get("openblas"), torch.get("reference")
     print(f"\nForward, ({B_BOOK}, {T_BOOK}, {EMBED}), one thread, ms (medians; torch + reference BLAS: one run)")
-    print(f"{'implementation':34} {'C':>9} {'torch+OpenBLAS':>15} {'torch+ref':>13} {'C / torch+OpenBLAS':>19}")
+    print(f"{'implementation':34} {'C':>9} {'torch+OpenBLAS':>15} {'torch+ref':>13} {'C / torch+OpenBLAS':>19} "
+          f"{'CPU: C':>9} {'torch':>9} {'C / torch':>9}")
+    ob_cpu = ob.get("forward_cpu", {}) if ob else {}
     for k, label in IMPLS:
         cv = c_fwd.get(k)
         tk = "2" if k == "fused" else k  # torch 1.13 has no fused attention: chapter 3's class is its nearest
         ov = ob["forward"].get(tk) if ob and k != "fused" else None
         rv = ref["forward"].get(tk) if ref and k != "fused" else None
         ratio = f"{cv / ov:19.2f}" if cv and ov else f"{'':19}"
-        print(f"{label:34} {fmt_ms(cv)} {fmt_ms(ov):>15} {fmt_ms(rv):>13} {ratio}")
+        cc, oc = c_cpu.get(k), ob_cpu.get(tk) if k != "fused" else None
+        cpu_ratio = f"{cc / oc:9.2f}" if cc and oc else ""
+        print(f"{label:34} {fmt_ms(cv)} {fmt_ms(ov):>15} {fmt_ms(rv):>13} {ratio} {fmt_ms(cc)} {fmt_ms(oc)} "
+              f"{cpu_ratio}")
     if "2f" in c_fwd:
-        print(f"{'2) Ch03_MHA, attention fused':34} {fmt_ms(c_fwd['2f'])}")
+        print(f"{'2) Ch03_MHA, attention fused':34} {fmt_ms(c_fwd['2f'])} {'':15} {'':13} {'':19} "
+              f"{fmt_ms(c_cpu.get('2f'))}")
     fastest_c = min(((v, k) for k, v in c_fwd.items()), default=None)
     fastest_t = min(((v, k) for k, v in ob["forward"].items()), default=None) if ob else None
     if fastest_c and fastest_t:
@@ -302,21 +319,35 @@ def main(argv):
               f"{'MET' if ratio <= 0.65 else 'NOT MET'}")
         report["fastest"] = {"c": fastest_c[1], "c_s": fastest_c[0], "torch": fastest_t[1], "torch_s": fastest_t[0],
                              "ratio": ratio}
+        if c_cpu.get(fastest_c[1]) and ob_cpu:
+            tc = min(ob_cpu.values())
+            print(f"in CPU time: that C forward {c_cpu[fastest_c[1]] * 1e3:.1f} ms / torch + OpenBLAS's fastest "
+                  f"{tc * 1e3:.1f} ms = {c_cpu[fastest_c[1]] / tc:.2f} (a busy machine stretches wall time more)")
+            report["fastest"]["ratio_cpu"] = c_cpu[fastest_c[1]] / tc
     if torch.get("openblas_as_set"):
         s = torch["openblas_as_set"]
         f = min(s["forward"].values())
-        print(f"with OpenBLAS as the environment sets it ({s['label']}): torch's fastest {f * 1e3:.1f} ms, "
-              f"ratio {fastest_c[0] / f:.2f}")
+        line = (f"with OpenBLAS as the environment sets it ({s['label']}): torch's fastest {f * 1e3:.1f} ms, "
+                f"ratio {fastest_c[0] / f:.2f}")
+        if s.get("forward_cpu") and fastest_c and c_cpu.get(fastest_c[1]):
+            fc = min(s["forward_cpu"].values())
+            line += f"; in CPU time {fc * 1e3:.1f} ms, ratio {c_cpu[fastest_c[1]] / fc:.2f}"
+        print(line)
 
     print(f"\nForward + backward (x.requires_grad_(); m(x).sum().backward()), ({B_BOOK}, {T_BOOK}, {EMBED}), ms")
-    print(f"{'implementation':34} {'C':>9} {'torch+OpenBLAS':>15} {'C / torch+OpenBLAS':>19}")
+    print(f"{'implementation':34} {'C':>9} {'torch+OpenBLAS':>15} {'C / torch+OpenBLAS':>19} {'CPU: C':>9} "
+          f"{'torch':>9} {'C / torch':>9}")
+    ob_bcpu = ob.get("forward_backward_cpu", {}) if ob else {}
     for k, label in IMPLS:
         tk = "2" if k == "fused" else k
         ov = ob["forward_backward"].get(tk) if ob and k != "fused" else None
         cv = c_fwdbwd.get(tk)
         cs = fmt_ms(cv) if cv else f"{'n/a':>9}"
-        note = f"{cv / ov:19.2f}" if cv and ov else ""
-        print(f"{label:34} {cs} {fmt_ms(ov):>15} {note}")
+        note = f"{cv / ov:19.2f}" if cv and ov else f"{'':19}"
+        cc = c_cpu.get("2f_backward" if tk == "2" else f"{tk}_backward")
+        oc = ob_bcpu.get(tk) if k != "fused" else None
+        print(f"{label:34} {cs} {fmt_ms(ov):>15} {note} {fmt_ms(cc)} {fmt_ms(oc)} "
+              f"{f'{cc / oc:9.2f}' if cc and oc else ''}")
     print("(C's backward of 1, 3, 4, 7 and 8 as the chapter's cells run it; of 2 over the fused forward, keeping "
           "q, k, v; 5/6/9 is that same module and backward; the reference BLAS is not timed here: minutes per run)")
 

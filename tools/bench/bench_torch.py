@@ -15,12 +15,15 @@ usage: bench_torch.py [--runs N] [--dump DIR] [--backward]
               forward to recompute and compare bit for bit.
   --backward  time the forward and backward instead, as Exercise 3.3's
               gradient cell runs them: x.requires_grad_(), out = mha(x),
-              out.sum().backward() (after one untimed warm-up run), and check
-              the gradients against the same module in float64: the BLAS in
-              use must compute them right, not only fast.
+              out.sum().backward() (after one untimed warm-up run), in wall
+              and in CPU time (time.process_time()), and check the gradients
+              against the same module in float64: the BLAS in use must
+              compute them right, not only fast.
 
 Prints human-readable lines, and for bench_kernels.c one line
   RESULT <median seconds> <blas library path>
+(with --backward, for bench_backward.py:
+  RESULT <median> <fastest> <CPU median> <CPU fastest> <blas library path>)
 or, when torch cannot be imported,
   RESULT unavailable <reason>
 The exit status is 0 either way: a benchmark never fails.
@@ -97,15 +100,16 @@ def forward_backward(torch, mha, x, runs, blas):
     def step():
         xg = x.detach().clone().requires_grad_()
         mha.zero_grad(set_to_none=True)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         mha(xg).sum().backward()
-        return time.perf_counter() - t0, xg.grad
+        return time.perf_counter() - t0, time.process_time() - c0, xg.grad
 
     step()  # warm-up: torch's first call allocates what the others reuse
-    times, x_grad = [], None
+    times, cpu, x_grad = [], [], None
     for _ in range(runs):
-        t, x_grad = step()
+        t, c, x_grad = step()
         times.append(t)
+        cpu.append(c)
     grads = {"x": x_grad, **{name: p.grad for name, p in mha.named_parameters()}}
     mha64 = type(mha)(768, 768, 1024, 0.0, 12).double()
     mha64.load_state_dict(mha.state_dict())
@@ -115,11 +119,12 @@ def forward_backward(torch, mha, x, runs, blas):
     worst = max(float((grads[k].double() - ref[k]).abs().max() / ref[k].abs().max()) for k in ref)
     median = statistics.median(times)
     print("torch forward + backward: " + ", ".join(f"{t * 1e3:.1f}" for t in times) +
-          f" ms; median {median * 1e3:.1f} ms; gradients against float64: worst {worst:.1e} of the largest")
+          f" ms; median {median * 1e3:.1f} ms; CPU " + ", ".join(f"{c * 1e3:.1f}" for c in cpu) +
+          f" ms; gradients against float64: worst {worst:.1e} of the largest")
     if worst > 1e-4:
         print(f"RESULT wrong gradients ({worst:.1e} from float64's) {blas}")
     else:
-        print(f"RESULT {median:.6f} {blas}")
+        print(f"RESULT {median:.6f} {min(times):.6f} {statistics.median(cpu):.6f} {min(cpu):.6f} {blas}")
     return 0
 
 
