@@ -3,7 +3,7 @@
 // the definitions written out below for what they do not have), bit for bit, on every path this CPU runs;
 // and every entry of every path table built (simd_isa.h), whether this CPU runs the path or not.
 //
-// usage: test_fast_kernels
+// usage: test_fast_kernels [--full]
 //        test_fast_kernels --path   (prints the path chosen at start: for
 //                                    the LITATTN_KERNELS check)
 //
@@ -13,7 +13,12 @@
 //   t1       1 thread, the normal size thresholds (small sizes go scalar),
 //   t1 all   1 thread, thresholds off: every size takes the path's kernels,
 //   t2 all   2 threads, thresholds off: any work of two pieces is split
-// (the scalar path skips "t1 all", which is "t1" again).
+// (the scalar path skips "t1 all", which is "t1" again). By default the
+// scalar path runs "t1" alone and the avx512-ymm path "t1 all" alone:
+// threads split work the same way on every path, and the SIMD paths run
+// 2 threads; avx512-ymm's kernels are avx2's tile and avx512's rows, each
+// run three ways on its own path. --full (or LITATTN_TESTS=full, which
+// `meson test --setup full` sets) runs every run.
 // Values are compared as uint32 bit patterns; any NaN equals any NaN, +0 and
 // -0 differ. One line per kernel and path with the number of comparisons;
 // the first difference of each kernel and run is printed with its case,
@@ -910,6 +915,12 @@ int main(int argc, char **argv) {
         printf("%s\n", fast_path_name());
         return 0;
     }
+    const int full = harness_full_selection("test_fast_kernels", argc, argv);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--full") != 0) {
+            fprintf(stderr, "test_fast_kernels: %s: expected --full or --path\n", argv[i]);
+            return 2;
+        }
     pcg32_srandom_r(&rng, 20240611u, 7u);
     const clock_t t0 = clock();
     test_tables();
@@ -925,6 +936,8 @@ int main(int argc, char **argv) {
         static const int threads[] = {1, 1, 2}, all_sizes[] = {0, 1, 1};  // (MAX_RUNS: 3 a path)
         for (int k = 0; k < 3; k++) {
             if (p == FAST_PATH_SCALAR && k == 1) continue;
+            if (p == FAST_PATH_AVX512_YMM && !full && k != 1) continue;
+            if (p == FAST_PATH_SCALAR && !full && k != 0) continue;
             Run *r = &runs[n_runs++];
             r->path = p, r->threads = threads[k], r->all_sizes = all_sizes[k];
             snprintf(r->name, sizeof r->name, "%s, %d thread%s%s", fast_path_name(), threads[k],
@@ -942,6 +955,9 @@ int main(int argc, char **argv) {
     fast_threads_set(1);
     fast_path_force(FAST_PATH_AVX512);
     test_environment(argv[0], fast_path_get());
+    if (!full)
+        printf("(the default selection: the scalar path at 1 thread alone, avx512-ymm at 1 thread, all sizes, "
+               "alone; --full runs every run)\n");
     printf("%s: %d difference%s, %.1f s of CPU\n", failures ? "FAIL" : "ok", failures, failures == 1 ? "" : "s",
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     return failures ? 1 : 0;

@@ -12,7 +12,7 @@
 //                                          the out-of-memory runs below)
 //
 // The checks after the cases: the pickle reader's memory against its bound
-// (torch_pickle.h, TORCH_PICKLE_MAX_BYTES) over pickles of 2^20 opcodes of
+// (torch_pickle.h, TORCH_PICKLE_MAX_BYTES) over pickles of 2^18 opcodes of
 // each kind; every byte value of a bool storage; the OS's errors named (a
 // file that cannot be read, as root too, and a directory); every allocation
 // of a read and a write failed in turn, each exit 3.
@@ -302,12 +302,12 @@ static unsigned char *repeat(const char *head, size_t hn, const char *body, size
 
 #define LIT(s) s, sizeof(s) - 1
 
-// Each pickle of 2^20 opcodes of one kind (and those that grow the memo by
+// Each pickle of 2^18 opcodes of one kind (and those that grow the memo by
 // index, or nest) is read (or refused) holding at most
 // TORCH_PICKLE_MAX_BYTES of its length: the reader's own count of what it
 // allocates (PickleStateDict.peak).
 static void memory_bound(void) {
-    const size_t N = 1 << 20;
+    const size_t N = 1 << 18;
     struct {
         const char *name;
         unsigned char *pkl;
