@@ -14,6 +14,7 @@
 #include "fast_path.h"
 #include "fast_threads.h"
 #include "gemm.h"
+#include "harness.h"
 #include "noise.h"
 #include "pcg32.h"
 #include "rows.h"
@@ -29,15 +30,7 @@ __attribute__((noinline)) static void bench_insns_mark(void) {
 
 static pcg32_random_t rng;
 
-static float *uniform(long n, float lo, float hi) {
-    float *x = malloc((size_t)n * sizeof(float));
-    if (!x) {
-        fprintf(stderr, "bench_insns: out of memory\n");
-        exit(3);
-    }
-    for (long i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)pcg32_double_r(&rng);
-    return x;
-}
+static float *uniform(long n, float lo, float hi) { return harness_uniform_floats(&rng, n, lo, hi, "bench_insns"); }
 
 enum { MATMUL, LINEAR, BMM, BMM_WT, MATMUL_AT, BMM_AT, SOFTMAX, SOFTMAX_BW, SUM, EXP, DROPOUT };
 

@@ -39,13 +39,7 @@ enum { T = 1024, D = 768, H = 12, HD = 64 };
 static pcg32_random_t rng;
 
 static float *new_floats(long n, float lo, float hi) {
-    float *p = malloc((size_t)n * sizeof(float));
-    if (!p) {
-        fprintf(stderr, "bench_products: out of memory\n");
-        exit(3);
-    }
-    for (long i = 0; i < n; i++) p[i] = lo + (hi - lo) * (float)pcg32_double_r(&rng);
-    return p;
+    return harness_uniform_floats(&rng, n, lo, hi, "bench_products");
 }
 
 // The operands, (T, D) and (D, D) for the projections, (T, HD) per head and

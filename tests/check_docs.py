@@ -200,11 +200,11 @@ def check_prose(root, rel):
     return failures
 
 
-def anchors(lines):
-    """The anchors GitHub gives a file's headings: lower case, punctuation
-    dropped but for - and _, spaces as -, a repeat numbered -1, -2, ..."""
-    seen, out, fence = {}, set(), None
-    for line in lines:
+def outside_fences(lines):
+    """(line number from 1, line) for each line outside fenced code blocks
+    (a fence closed by the same run of backticks or tildes that opened it)."""
+    fence = None
+    for n, line in enumerate(lines, 1):
         m = FENCE.match(line)
         if fence is not None:
             fence = None if m and m.group(1) == fence else fence
@@ -212,6 +212,14 @@ def anchors(lines):
         if m:
             fence = m.group(1)
             continue
+        yield n, line
+
+
+def anchors(lines):
+    """The anchors GitHub gives a file's headings: lower case, punctuation
+    dropped but for - and _, spaces as -, a repeat numbered -1, -2, ..."""
+    seen, out = {}, set()
+    for _, line in outside_fences(lines):
         if HEADING.match(line):
             text = LINK.sub(r'\1', line.strip().lstrip('#').strip()).replace('`', '')
             slug = re.sub(r'[^\w\- ]', '', text.lower()).replace(' ', '-')
@@ -227,15 +235,7 @@ def check_links(root, rel):
     failures, cache = [], {}
     with open(os.path.join(root, rel), encoding='utf-8') as f:
         lines = f.read().split('\n')
-    fence = None
-    for n, line in enumerate(lines, 1):
-        m = FENCE.match(line)
-        if fence is not None:
-            fence = None if m and m.group(1) == fence else fence
-            continue
-        if m:
-            fence = m.group(1)
-            continue
+    for n, line in outside_fences(lines):
         for target in re.findall(r'\]\(([^)\s]+)\)', re.sub(r'`[^`]*`', '', line)):
             if re.match(r'[a-z]+:', target):
                 continue

@@ -643,3 +643,13 @@ double harness_mul_add_peak(int avx512) {
     return 0;
 }
 #endif
+
+float *harness_uniform_floats(pcg32_random_t *rng, long n, float lo, float hi, const char *who) {
+    float *x = malloc((size_t)n * sizeof(float));
+    if (!x) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        exit(3);
+    }
+    for (long i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)pcg32_double_r(rng);
+    return x;
+}

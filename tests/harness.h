@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include "pcg32.h"
+
 typedef struct {
     int exit_code;  // the program's exit status, or 128 + signal
     int timed_out;  // it ran past the time limit and was killed (exit_code is then 128 + 9)
@@ -145,6 +147,10 @@ double harness_cpu_seconds(void);
 // chains of vmulps and vaddps, zmm if avx512 else ymm; 0 if the CPU lacks them,
 // and 0 on other architectures than x86-64 (not measured there).
 double harness_mul_add_peak(int avx512);
+
+// x (n,) drawn uniform in [lo, hi) from rng, for the benchmarks' operands;
+// out of memory: a line naming `who` on stderr, exit 3.
+float *harness_uniform_floats(pcg32_random_t *rng, long n, float lo, float hi, const char *who);
 
 // Whether a driver runs its whole selection: --full among argv[1..], or
 // LITATTN_TESTS=full (meson test --setup full). Any other value of

@@ -8,13 +8,21 @@ static int failures;
 
 // Parses `args` (space-separated) and checks the outcome; `want_err` is a
 // fragment the error must contain, or NULL when parsing must succeed.
-static void expect(int allow_seed, const char *args, const char *want_err) {
-    char copy[256], err[256] = "";
-    char *argv[16] = {"chapter"};
+// argv (at most 15 words, NULL after them) from `args`, split at spaces
+// into `copy`; returns argc.
+static int split_args(const char *args, char copy[256], char *argv[16]) {
     int argc = 1;
-    snprintf(copy, sizeof copy, "%s", args);
+    argv[0] = "chapter";
+    snprintf(copy, 256, "%s", args);
     for (char *tok = strtok(copy, " "); tok && argc < 15; tok = strtok(NULL, " ")) argv[argc++] = tok;
     argv[argc] = NULL;
+    return argc;
+}
+
+static void expect(int allow_seed, const char *args, const char *want_err) {
+    char copy[256], err[256] = "";
+    char *argv[16];
+    int argc = split_args(args, copy, argv);
     Options opt;
     int rc = cli_parse(argc, argv, allow_seed, &opt, err, sizeof err);
     int ok = want_err ? (rc == CLI_USAGE && strstr(err, want_err) != NULL) : rc == CLI_OK;
@@ -152,11 +160,8 @@ static void test_weights_values(void) {
 // index into modules), or the usage error's fragment.
 static void expect_modules(const char *args, const char *const *modules, const int *want, const char *want_err) {
     char copy[256], err[512] = "";
-    char *argv[16] = {"chapter"};
-    int argc = 1;
-    snprintf(copy, sizeof copy, "%s", args);
-    for (char *tok = strtok(copy, " "); tok && argc < 15; tok = strtok(NULL, " ")) argv[argc++] = tok;
-    argv[argc] = NULL;
+    char *argv[16];
+    int argc = split_args(args, copy, argv);
     Options opt;
     int rc = cli_parse(argc, argv, CLI_SEEDS | CLI_WEIGHTS, &opt, err, sizeof err);
     if (rc == CLI_OK) rc = cli_weights_modules(&opt, modules, err, sizeof err);

@@ -29,7 +29,7 @@ of the machine) and the median of the rounds' ratios, against each torch
 setting. The environment passes through: LITATTN_KERNELS=avx2 and
 ATEN_CPU_CAPABILITY=avx2 with OPENBLAS_CORETYPE=Haswell compare the two on
 AVX2 alone. The targets (printed beside the figures, never a failure): C /
-torch at most 0.8 against OpenBLAS's best kernels (tests/README.md). A run
+torch at most 0.8 against OpenBLAS's best kernels (tests/MEASURING.md). A run
 worth keeping goes into tests/BENCHMARKS.md. Never fails: a missing torch or
 OpenBLAS is a line saying so, and the exit status is 0.
 """
@@ -39,6 +39,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from bench_pairs import load  # the load averages, as every benchmark here prints them
 
 OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
 OPENBLAS_KNOBS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -71,14 +73,6 @@ def run_torch(bench_torch, env):
     if result[0] in ("unavailable", "wrong") or len(result) < 5:
         return None, " ".join(result), None
     return (float(result[1]), float(result[3])), core, result[-1]
-
-
-def load():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "?"
 
 
 def summary(values):
