@@ -4,7 +4,7 @@
     bench_pairs.py OLD NEW [--pairs N] [--what products,chapter] [--only NAME,...] [--budget S]
 
 OLD and NEW are build directories (`meson setup` trees, built), or the same
-one twice, which shows how small a change the method sees on this machine.
+one twice, which shows how small a change the method sees on the machine it runs on.
 Each pair runs one process of each build, one after the other, the order
 swapped from one pair to the next (old first in even pairs), so that both
 builds see the same machine at nearly the same moment:
@@ -22,7 +22,7 @@ order statistics of the ratios that hold the true median with at least 95 %
 probability whatever their distribution (binomial; 15 pairs: the 4th and
 the 12th of the 15 sorted). The interval not holding 1 is a change seen:
 `slower` or `faster`. Run against itself, the interval's half-width is the
-smallest change this machine lets the method see. The environment passes
+smallest change the machine it runs on lets the method see. The environment passes
 through (LITATTN_KERNELS=avx2 compares the AVX2 path). Never fails on speed.
 """
 import json

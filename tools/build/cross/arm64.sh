@@ -3,7 +3,7 @@
 # Makes the sysroot (tools/build/cross/arm64-sysroot.sh), sets up BUILD (default
 # build-arm64/) with the cross file tools/build/cross/aarch64-linux-gnu.ini,
 # builds everything for arm64 (the programs the build runs, embed_snapshots
-# and make_malformed, for this machine), and runs the test suites below under
+# and make_malformed, for the build machine), and runs the test suites below under
 # qemu-user through meson's exe_wrapper; prints how long each step took and
 # the counts, and exits non-zero on any failure. Needs gcc-aarch64-linux-gnu,
 # qemu-user and the native build's packages (tools/setup.sh).
