@@ -81,6 +81,9 @@ def summary(values):
 
 
 def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     rounds = 7
     if "--rounds" in argv:
         i = argv.index("--rounds")
@@ -90,10 +93,14 @@ def main(argv):
             return 2
         rounds = int(value)
         argv = argv[:i] + argv[i + 2:]
-    if len(argv) not in (1, 2):
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+    if len(argv) not in (1, 2) or any(a.startswith("-") for a in argv):
+        print("usage: " + __doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     chapter = argv[0]
+    if not os.access(chapter, os.X_OK) or os.path.isdir(chapter):
+        print(f"bench_backward.py: {chapter}: expected the built chapter ch03_6_2_multihead_attention, found no "
+              "program there", file=sys.stderr)
+        return 2
     bench_torch = argv[1] if len(argv) == 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                               "bench_torch.py")
     print("Exercise 3.3 at GPT-2 size, forward and backward, one thread: "
