@@ -59,12 +59,6 @@ static int need_int(Fixture *fx, const char *attr) {
     return (int)v;
 }
 
-static uint32_t bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 // got against torch's dataset `name` (of got's shape), every bit.
 static void check(Fixture *fx, const char *cname, const char *name, Tensor got) {
     Tensor want = need(fx, name, shape(got));
@@ -72,7 +66,7 @@ static void check(Fixture *fx, const char *cname, const char *name, Tensor got) 
     uint32_t worst = 0;
     long at = -1, payloads = 0;
     for (long i = 0; i < n; i++) {
-        if (bits(got.data[i]) == bits(want.data[i])) continue;
+        if (float_bits(got.data[i]) == float_bits(want.data[i])) continue;
         if (same_bits(got.data[i], want.data[i])) {  // two NaNs
             payloads++;
             continue;
@@ -97,7 +91,7 @@ static void check(Fixture *fx, const char *cname, const char *name, Tensor got) 
                want.data[at]);
     else
         printf("FAIL %s %s: worst %u ulp at [%ld]: C %a (0x%08x), torch %a (0x%08x)\n", cname, name, worst, at,
-               got.data[at], bits(got.data[at]), want.data[at], bits(want.data[at]));
+               got.data[at], float_bits(got.data[at]), want.data[at], float_bits(want.data[at]));
 }
 
 // --- op-level cases ---------------------------------------------------------------------

@@ -41,6 +41,7 @@
 #include "pcg32.h"
 #include "rows.h"
 #include "torch_generator.h"
+#include "ulp.h"
 
 // ---------------------------------------------------------------------------
 // runs and tallies
@@ -81,14 +82,6 @@ typedef struct {
 static int failures;
 static char case_name[160];  // the current case, for the failure message
 
-static int same_bits(float got, float want) {
-    if (isnan(got) && isnan(want)) return 1;
-    uint32_t g, w;
-    memcpy(&g, &got, sizeof g);
-    memcpy(&w, &want, sizeof w);
-    return g == w;
-}
-
 // got (n,) against want (n,) for run r: counts the values, prints the first
 // difference of this kernel and run
 static void compare(Tally *t, int r, const float *got, const float *want, long n) {
@@ -128,19 +121,14 @@ static pcg32_random_t rng;
 static int rand_int(int lo, int hi) { return lo + (int)pcg32_boundedrand_r(&rng, (uint32_t)(hi - lo + 1)); }
 static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)pcg32_double_r(&rng); }
 
-static float from_bits(uint32_t bits) {
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 // A value that tests the edges: +-0, subnormals, 1e30, -1e30, tiny, big.
 static float special_value(void) {
     switch (pcg32_boundedrand_r(&rng, 8)) {
     case 0: return 0.0f;
     case 1: return -0.0f;
-    case 2: return from_bits(1u + pcg32_boundedrand_r(&rng, 0x7fffffu));                // +subnormal
-    case 3: return from_bits(0x80000000u | (1u + pcg32_boundedrand_r(&rng, 0x7fffffu)));  // -subnormal
+    case 2: return bits_float(1u + pcg32_boundedrand_r(&rng, 0x7fffffu));                // +subnormal
+    case 3: return bits_float(0x80000000u | (1u + pcg32_boundedrand_r(&rng, 0x7fffffu)));  // -subnormal
     case 4: return 1e30f;
     case 5: return -1e30f;
     case 6: return uniform(-1e-30f, 1e-30f);
@@ -387,13 +375,13 @@ static void test_exp(void) {
     // rounds (AVX-512 does it in one vscalefps, SLEEF in two multiplies)
     const uint32_t lo = 0xc2ae0000u /* -87 */, hi = 0xc2d00000u /* -104 */;
     float *sub = new_floats(hi - lo + 1);
-    for (uint32_t b = lo; b <= hi; b++) sub[b - lo] = from_bits(b);
+    for (uint32_t b = lo; b <= hi; b++) sub[b - lo] = bits_float(b);
     exp_case(sub, hi - lo + 1, "every float of [-104, -87]");
     free(sub);
     // random bit patterns: every exponent, subnormals, NaNs
     enum { BITS = 1 << 17 };
     float *bits = new_floats(BITS);
-    for (long i = 0; i < BITS; i++) bits[i] = from_bits(pcg32_random_r(&rng));
+    for (long i = 0; i < BITS; i++) bits[i] = bits_float(pcg32_random_r(&rng));
     exp_case(bits, BITS, "random bit patterns");
     free(bits);
     report(&t_exp);

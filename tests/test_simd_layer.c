@@ -21,30 +21,20 @@
 
 #include "pcg32.h"
 #include "simd.h"
+#include "ulp.h"
 
 static int failures, checks;
 static pcg32_random_t rng;
 
-static uint32_t bits(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float from_bits(uint32_t u) {
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 // got (8,) against want (8,), bit for bit
 static void expect(const char *what, int item, const float *got, const float *want) {
     checks++;
     for (int l = 0; l < 8; l++) {
-        if (bits(got[l]) == bits(want[l])) continue;
+        if (float_bits(got[l]) == float_bits(want[l])) continue;
         if (failures++ < 20)
-            printf("FAIL %s, case %d, lane %d: 0x%08x (%a), want 0x%08x (%a)\n", what, item, l, bits(got[l]),
-                   (double)got[l], bits(want[l]), (double)want[l]);
+            printf("FAIL %s, case %d, lane %d: 0x%08x (%a), want 0x%08x (%a)\n", what, item, l, float_bits(got[l]),
+                   (double)got[l], float_bits(want[l]), (double)want[l]);
         return;
     }
 }
@@ -55,7 +45,7 @@ static float any_float(void) {
                                   -NAN, 0x1p31f, -0x1p31f, 0x1p-149f, 3e38f, -3e38f};
     const uint32_t k = pcg32_boundedrand_r(&rng, 4);
     if (k == 0) return edges[pcg32_boundedrand_r(&rng, sizeof edges / sizeof edges[0])];
-    if (k == 1) return from_bits(pcg32_random_r(&rng));
+    if (k == 1) return bits_float(pcg32_random_r(&rng));
     return (float)(pcg32_double_r(&rng) * 8.0 - 4.0);
 }
 
@@ -66,7 +56,7 @@ static void fill(float *x, int n) {
 // --- the x86 definitions -------------------------------------------------
 // _mm256_max_ps | unordered: b unless a > b; all ones where either is NaN
 static float x86_max(float a, float b) {
-    if (isnan(a) || isnan(b)) return from_bits(0xffffffffu);
+    if (isnan(a) || isnan(b)) return bits_float(0xffffffffu);
     return a > b ? a : b;
 }
 // _mm256_cvtps_epi32 under MXCSR's default: nearest, ties to even; NaN and
@@ -78,7 +68,7 @@ static int32_t x86_cvt(float x) {
 // SLEEF's scaling: u * 2^(q>>1) * 2^(q - (q>>1)), the powers made from bits
 static float x86_scale(float u, int32_t q) {
     const int32_t half = q >> 1;
-    const float s1 = from_bits((uint32_t)(half + 0x7f) << 23), s2 = from_bits((uint32_t)(q - half + 0x7f) << 23);
+    const float s1 = bits_float((uint32_t)(half + 0x7f) << 23), s2 = bits_float((uint32_t)(q - half + 0x7f) << 23);
     const float t = u * s1;
     return t * s2;
 }

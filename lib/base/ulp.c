@@ -2,14 +2,12 @@
 #include "ulp.h"
 
 #include <math.h>
-#include <string.h>
 
 // Maps a float to an integer so that consecutive floats are consecutive
 // integers: non-negative floats keep their bits, negative ones are mirrored
 // below zero (IEEE bits are sign-magnitude; this makes them two's complement).
 static int64_t ordered(float x) {
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
+    const uint32_t bits = float_bits(x);
     return (bits & 0x80000000u) ? -(int64_t)(bits & 0x7fffffffu) : (int64_t)bits;
 }
 
@@ -22,8 +20,5 @@ uint32_t ulp_distance(float a, float b) {
 
 bool same_bits(float a, float b) {
     if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    uint32_t x, y;
-    memcpy(&x, &a, sizeof x);
-    memcpy(&y, &b, sizeof y);
-    return x == y;
+    return float_bits(a) == float_bits(b);
 }

@@ -4,6 +4,19 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+// A float's IEEE bits, and back (memcpy: no aliasing questions).
+static inline uint32_t float_bits(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+static inline float bits_float(uint32_t u) {
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
 
 // Whether a and b are the same float32 bits: +0 and -0 differ (torch prints
 // "0." and "-0."), and every NaN matches every NaN, its payload aside.

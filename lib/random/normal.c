@@ -6,21 +6,10 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "normal_isa.h"
+#include "ulp.h"
 
-// Bits of a float, and back (memcpy: no aliasing questions).
-static uint32_t bits_of(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-static float float_of(uint32_t u) {
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 // ---------------------------------------------------------------------------
 // log256_ps (avx_mathfun.h), one lane. Cephes logf: x = m * 2^e with m in
@@ -38,9 +27,9 @@ float torch_cephes_logf(float x) {
     const float min_norm = 0x1p-126f;
     x = x > min_norm ? x : min_norm;
     // exponent and mantissa: e from the biased exponent, x in [0.5, 1)
-    const uint32_t u = bits_of(x);
+    const uint32_t u = float_bits(x);
     const int32_t imm0 = (int32_t)(u >> 23) - 0x7f;
-    x = float_of((u & ~UINT32_C(0x7f800000)) | bits_of(0.5f));
+    x = bits_float((u & ~UINT32_C(0x7f800000)) | float_bits(0.5f));
     float e = (float)imm0;
     e = e + 1.0f;
     // if x < sqrt(1/2): e -= 1, x = x + x - 1; else x = x - 1
@@ -64,7 +53,7 @@ float torch_cephes_logf(float x) {
     y = fmaf(-z, 0.5f, y);                  // - z/2
     x = x + y;
     x = fmaf(e, 0x1.63p-1f, x);             // + e * q2 (0.693359375)
-    return invalid ? float_of(UINT32_C(0xffffffff)) : x;  // or with an all-ones mask
+    return invalid ? bits_float(UINT32_C(0xffffffff)) : x;  // or with an all-ones mask
 }
 
 // sincos256_ps (avx_mathfun.h), one lane. Cephes sinf/cosf: j = the even
@@ -76,8 +65,8 @@ float torch_cephes_logf(float x) {
 //   the Horner steps -> fmaf; cosine: yc = (yc*z)*z - z*0.5 -> fmaf(yc*z, z, -(z*0.5)), then + 1;
 //   sine: ys = (ys*z)*x + x -> fmaf(ys*z, x, x).
 void torch_cephes_sincosf(float x, float *s, float *c) {
-    uint32_t sign_sin = bits_of(x) & UINT32_C(0x80000000);
-    x = float_of(bits_of(x) & UINT32_C(0x7fffffff));
+    uint32_t sign_sin = float_bits(x) & UINT32_C(0x80000000);
+    x = bits_float(float_bits(x) & UINT32_C(0x7fffffff));
     float y = x * 0x1.45f306p+0f;  // 4/pi (FOPI)
     // cvttps2dq: truncation, INT32_MIN when out of range or NaN
     int32_t j = (y < 2147483648.0f) ? (int32_t)y : INT32_MIN;
@@ -110,8 +99,8 @@ void torch_cephes_sincosf(float x, float *s, float *c) {
     yc = yc - ysin1;
     const float sin_v = ysin1 + ysin2;
     const float cos_v = yc + ys;
-    *s = float_of(bits_of(sin_v) ^ sign_sin);
-    *c = float_of(bits_of(cos_v) ^ sign_cos);
+    *s = bits_float(float_bits(sin_v) ^ sign_sin);
+    *c = bits_float(float_bits(cos_v) ^ sign_cos);
 }
 
 // normal_fill_16_AVX2, lane by lane: data (16,) holds uniforms in [0, 1);

@@ -19,11 +19,11 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "error.h"
 #include "sleef_expf.h"
 #include "tensor.h"
+#include "ulp.h"
 
 // AVX2 Vectorized<float> holds 8 lanes; the reductions below work lane-wise.
 #define LANES 8
@@ -145,12 +145,7 @@ void rows_exp(float *out, const float *x, long n) {
 // vec::maximum on one lane: _mm256_max_ps(a, b) (b unless a > b), OR-ed with
 // the unordered mask, so any NaN operand gives the all-ones NaN.
 static float vec_max(float a, float b) {
-    if (isnan(a) || isnan(b)) {
-        const uint32_t ones = 0xffffffffu;
-        float nan;
-        memcpy(&nan, &ones, sizeof nan);
-        return nan;
-    }
+    if (isnan(a) || isnan(b)) return bits_float(0xffffffffu);
     return a > b ? a : b;
 }
 

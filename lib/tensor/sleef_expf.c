@@ -5,10 +5,10 @@
 // vmulps, then the two range clamps. Every fused step is written as fmaf (this
 // file must not depend on -ffp-contract to get them).
 #include "sleef_expf.h"
+#include "ulp.h"
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 // log2(e) rounded to float, and ln 2 split in two: the high part has only 16
 // significant bits, so q * LN2_HI is exact for every |q| < 2^8 that matters.
@@ -26,10 +26,7 @@ static int32_t cvt_nearest_i32(float v) {
 // 2^e as a float built from its exponent bits, in unsigned arithmetic because
 // the vector code wraps (e is always within a float's exponent range here).
 static float pow2i(int32_t e) {
-    uint32_t bits = ((uint32_t)e + 0x7fu) << 23;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
+    return bits_float(((uint32_t)e + 0x7fu) << 23);
 }
 
 // u * 2^q in two steps, 2^floor(q/2) then 2^(q - floor(q/2)), so that the
